@@ -1,0 +1,53 @@
+// Admin CLI (like `ckan sysadmin`): npm run admin -- sysadmin add|remove|list [NAME] [--email E] [--password P]
+import { loadConfig } from '../src/config/load'
+import { buildDeps } from '../src/runtime/deps'
+import { openCatalogDb } from '../src/runtime/node-db'
+import { addSysadmin, listSysadmins, removeSysadmin } from '../src/model/sysadmin'
+import { ensureSiteUser } from '../src/model/site-user'
+
+const args = process.argv.slice(2)
+const flag = (name: string) => {
+  const i = args.indexOf(`--${name}`)
+  if (i < 0) return undefined
+  const v = args[i + 1]
+  args.splice(i, 2)
+  return v
+}
+const email = flag('email')
+const password = flag('password')
+const [group, verb, name] = args
+
+const usage = `usage: npm run admin -- sysadmin add NAME [--email E] [--password P]
+       npm run admin -- sysadmin remove NAME
+       npm run admin -- sysadmin list`
+
+if (group !== 'sysadmin' || !verb) {
+  console.error(usage)
+  process.exit(2)
+}
+
+const { db, client } = await openCatalogDb(
+  process.env.DATABASE_URL ?? 'file:./data/catalogue.db',
+  process.env.DATABASE_AUTH_TOKEN,
+)
+const deps = buildDeps(loadConfig(process.env), db)
+await ensureSiteUser(deps)
+try {
+  if (verb === 'add' && name) {
+    const user = await addSysadmin(deps, name, { email, password })
+    console.log(`User "${user.name}" is now a sysadmin.`)
+    console.log(`API key: ${user.apikey}`)
+  } else if (verb === 'remove' && name) {
+    console.log((await removeSysadmin(deps, name)) ? `Removed sysadmin rights from "${name}".` : `No user "${name}".`)
+  } else if (verb === 'list') {
+    for (const u of await listSysadmins(deps)) console.log(u.name)
+  } else {
+    console.error(usage)
+    process.exitCode = 2
+  }
+} catch (e) {
+  console.error((e as Error).message)
+  process.exitCode = 1
+} finally {
+  client.close()
+}

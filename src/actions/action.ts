@@ -1,0 +1,34 @@
+// What every action declares: name, help, GET-ability, auth rule, params schema and run.
+import type { z } from 'zod'
+import type { ActionContext } from '../context'
+
+/** The data dict as it arrived: JSON body, form fields or query string. Untrusted. */
+export type DataDict = Record<string, unknown>
+
+/** 'anyone' | 'logged-in' | 'sysadmin', or a check that throws NotAuthorized / NotFound. */
+export type AuthRule =
+  | 'anyone'
+  | 'logged-in'
+  | 'sysadmin'
+  | ((ctx: ActionContext, input: DataDict) => Promise<void> | void)
+
+export interface Action<P extends z.ZodType = z.ZodType, R = unknown> {
+  /** CKAN action name: also the file name and registry key. */
+  name: string
+  /** Returned by help_show; CKAN docstring style. */
+  help: string
+  /** true: callable with GET and must not write (CKAN side_effect_free). */
+  readOnly: boolean
+  auth: AuthRule
+  /**
+   * Lets anonymous callers reach a function auth rule on a write action. Otherwise CKAN refuses
+   * them first with "Action <name> requires an authenticated user".
+   */
+  allowAnonymous?: boolean
+  /** Validates before auth when true (CKAN does this for a few actions). */
+  validateFirst?: boolean
+  params: P
+  run(ctx: ActionContext, params: z.output<P>, input: DataDict): Promise<R>
+}
+
+export const defineAction = <P extends z.ZodType, R>(action: Action<P, R>) => action

@@ -1,0 +1,26 @@
+// The registry: every action by name, built from each group's index.ts.
+import type { Action } from './action'
+import { actions as config } from './config'
+import { actions as group } from './group'
+import { actions as member } from './member'
+import { actions as organization } from './organization'
+import { actions as pkg } from './package'
+import { actions as resource } from './resource'
+import { actions as site } from './site'
+import { actions as tag } from './tag'
+import { actions as user } from './user'
+import { actions as vocabulary } from './vocabulary'
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyAction = Action<any, any>
+
+function build(lists: AnyAction[][]): Map<string, AnyAction> {
+  const map = new Map<string, AnyAction>()
+  for (const a of lists.flat()) {
+    if (map.has(a.name)) throw new Error(`duplicate action name: ${a.name}`)
+    map.set(a.name, a)
+  }
+  return map
+}
+
+export const registry = build([site, config, pkg, resource, group, organization, member, user, tag, vocabulary])

@@ -1,0 +1,4 @@
+// The user actions, for the registry.
+import type { Action } from '../action'
+
+export const actions: Action<any, any>[] = []

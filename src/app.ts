@@ -1,0 +1,30 @@
+// createApp(deps): the Hono application shared by the Node server, the Worker and the tests.
+import { Hono } from 'hono'
+import type { Deps } from './context'
+import { mountActionRoutes } from './http/action-route'
+import { asciiJson } from './http/envelope'
+
+export function createApp(deps: Deps) {
+  const app = new Hono()
+  const version = (n: number) => () =>
+    new Response(asciiJson({ version: n }), {
+      headers: { 'content-type': 'application/json;charset=utf-8' },
+    })
+  app.get('/api', version(1))
+  app.get('/api/', version(1))
+  for (const n of [1, 2, 3]) {
+    app.get(`/api/${n}`, version(n))
+    app.get(`/api/${n}/`, version(n))
+  }
+  mountActionRoutes(app, deps)
+  app.onError((err) => {
+    console.error('unhandled error', err)
+    return new Response(asciiJson({ success: false, error: { __type: 'Internal Server Error', message: 'Internal Server Error' } }), {
+      status: 500,
+      headers: { 'content-type': 'application/json;charset=utf-8' },
+    })
+  })
+  return app
+}
+
+export type App = ReturnType<typeof createApp>

@@ -1,0 +1,100 @@
+// Builds the Config from environment-like key/value pairs; runtime edits overlay it.
+import { OPTIONS, OPTIONS_BY_KEY, canonicalKey, type OptionDef } from './options'
+
+type Value = string | number | boolean | string[] | null
+
+function parse(def: OptionDef, raw: string): Value {
+  switch (def.type) {
+    case 'bool':
+      return /^(true|yes|on|1|t|y)$/i.test(raw.trim())
+    case 'int': {
+      const n = Number.parseInt(raw, 10)
+      return Number.isFinite(n) ? n : (def.default as number)
+    }
+    case 'list':
+      return raw
+        .split(/[\s,]+/)
+        .map((s) => s.trim())
+        .filter(Boolean)
+    default:
+      return raw
+  }
+}
+
+/** Environment variable names that may carry an option: the key itself, KEY__WITH__DOTS, ckan. spelling. */
+function envNames(key: string): string[] {
+  const spellings = [key]
+  if (key.startsWith('service.')) spellings.push('ckan.' + key.slice(8))
+  const out: string[] = []
+  for (const s of spellings) out.push(s, s.toUpperCase().replaceAll('.', '__'))
+  return out
+}
+
+export class Config {
+  private overlay = new Map<string, Value>()
+  constructor(
+    private readonly base: Map<string, Value>,
+    /** Settings that are not options (DATABASE_URL, …), as given. */
+    readonly env: Record<string, string | undefined> = {},
+  ) {}
+
+  get(key: string): Value {
+    const k = canonicalKey(key)
+    if (this.overlay.has(k)) return this.overlay.get(k)!
+    if (this.base.has(k)) return this.base.get(k)!
+    return OPTIONS_BY_KEY.get(k)?.default ?? null
+  }
+  bool(key: string): boolean {
+    return this.get(key) === true
+  }
+  int(key: string): number {
+    const v = this.get(key)
+    return typeof v === 'number' ? v : Number(v)
+  }
+  str(key: string): string {
+    const v = this.get(key)
+    return v === null || v === undefined ? '' : String(v)
+  }
+  list(key: string): string[] {
+    const v = this.get(key)
+    return Array.isArray(v) ? v : []
+  }
+  /** The value as a string, as config_option_show returns it. */
+  raw(key: string): string | null {
+    const v = this.get(key)
+    if (v === null || v === undefined) return null
+    return Array.isArray(v) ? v.join(' ') : String(v)
+  }
+  /** Replaces the runtime-edited values (stored strings) with a fresh set from the database. */
+  setOverlay(values: Record<string, string | null>) {
+    this.overlay.clear()
+    for (const [key, rawValue] of Object.entries(values)) {
+      const def = OPTIONS_BY_KEY.get(key)
+      if (!def) continue
+      this.overlay.set(key, rawValue === null ? null : parse(def, rawValue))
+    }
+  }
+  /** A copy with some options changed (tests and profiles). */
+  with(values: Record<string, string>): Config {
+    const base = new Map(this.base)
+    for (const [k, v] of Object.entries(values)) {
+      const def = OPTIONS_BY_KEY.get(canonicalKey(k))
+      if (def) base.set(def.key, parse(def, v))
+    }
+    return new Config(base, this.env)
+  }
+}
+
+export function loadConfig(source: Record<string, string | undefined>): Config {
+  const base = new Map<string, Value>()
+  for (const def of OPTIONS) {
+    for (const name of envNames(def.key)) {
+      const raw = source[name]
+      if (raw !== undefined) {
+        base.set(def.key, parse(def, raw))
+        break
+      }
+    }
+  }
+  return new Config(base, { ...source })
+}

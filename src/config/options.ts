@@ -1,0 +1,98 @@
+// Every configuration option, declared once: key, type, default, help, runtime-editability.
+export type OptionType = 'string' | 'bool' | 'int' | 'list'
+
+export interface OptionDef {
+  /** The documented key, spelled with the `service.` prefix where CKAN uses `ckan.`. */
+  key: string
+  type: OptionType
+  default: string | number | boolean | string[] | null
+  help: string
+  /** Editable at run time through config_option_update (stored in the database). */
+  runtimeEditable?: boolean
+}
+
+const o = (
+  key: string,
+  type: OptionType,
+  def: OptionDef['default'],
+  help: string,
+  runtimeEditable = false,
+): OptionDef => ({ key, type, default: def, help, runtimeEditable })
+
+export const OPTIONS: OptionDef[] = [
+  // Site
+  o('service.site_id', 'string', 'default', 'Site identifier; also the name of the site user.'),
+  o('service.site_url', 'string', 'http://localhost:5000', 'Public base URL (help links, upload and dump URLs).', true),
+  o('service.site_title', 'string', 'CKAN', 'Site title reported by status_show.', true),
+  o('service.site_logo', 'string', '/base/images/ckan-logo.png', 'Site logo path or URL.', true),
+  o('service.site_description', 'string', '', 'Site description reported by status_show.', true),
+  o('service.site_about', 'string', '', 'About text.', true),
+  o('service.site_intro_text', 'string', '', 'Front page introduction text.', true),
+  o('service.site_custom_css', 'string', '', 'Custom CSS for the web front end.', true),
+  o('service.theme', 'string', 'css/main', 'Front-end theme.', true),
+  o('service.homepage_style', 'string', '1', 'Front page layout number (positive integer).', true),
+  o('logo_upload', 'string', null, 'Uploaded logo (runtime option).', true),
+  o('clear_logo_upload', 'string', null, 'Clears the uploaded logo (runtime option).', true),
+  o('service.locale_default', 'string', 'en', 'Default locale.'),
+  o('service.plugins', 'list', ['datastore'], 'Enabled plugins, reported by status_show as extensions.'),
+  o('email_to', 'string', null, 'Address that receives error e-mails (status_show error_emails_to).'),
+  // Authorization
+  o('service.auth.anon_create_dataset', 'bool', false, 'Anonymous users may create (unowned) datasets.'),
+  o('service.auth.create_dataset_if_not_in_organization', 'bool', true, 'Users without an organization role may create datasets.'),
+  o('service.auth.create_unowned_dataset', 'bool', true, 'Datasets may have no organization (owner_org optional).'),
+  o('service.auth.user_create_groups', 'bool', true, 'Any logged-in user may create groups.'),
+  o('service.auth.user_create_organizations', 'bool', true, 'Any logged-in user may create organizations.'),
+  o('service.auth.user_delete_groups', 'bool', true, 'Group admins may delete their groups.'),
+  o('service.auth.user_delete_organizations', 'bool', true, 'Organization admins may delete their organizations.'),
+  o('service.auth.create_user_via_api', 'bool', false, 'Non-sysadmins may call user_create.'),
+  o('service.auth.roles_that_cascade_to_sub_groups', 'list', ['admin'], 'Organization roles inherited by child organizations.'),
+  o('service.auth.public_user_details', 'bool', true, 'Anonymous callers may see user details and member lists.'),
+  o('service.auth.public_activity_stream_detail', 'bool', false, 'Readers may see activity data (include_data).'),
+  o('service.auth.create_default_api_keys', 'bool', false, 'New users get an API key automatically.'),
+  o('service.auth.password_min_length', 'int', 4, 'Minimum password length for users.'),
+  o('service.auth.password_hash_iterations', 'int', 100000, 'PBKDF2-SHA256 iterations for new password hashes.'),
+  o('apikey_header_name', 'string', 'X-CKAN-API-Key', 'Extra request header that carries the API key.'),
+  // Lists and limits
+  o('service.search.rows_max', 'int', 1000, 'Upper limit of package_search rows.'),
+  o('search.facets.limit', 'int', 50, 'Default package_search facet.limit.'),
+  o('search.facets.default', 'int', 10, 'Facet items shown by default in the web front end.'),
+  o('service.search.default_package_sort', 'string', 'score desc, metadata_modified desc', 'Default package_search sort.'),
+  o('service.group_and_organization_list_max', 'int', 1000, 'Cap (and default) of group_list/organization_list limit.'),
+  o('service.group_and_organization_list_all_fields_max', 'int', 25, 'Cap (and default) of the list limit with all_fields.'),
+  o('service.default_group_sort', 'string', 'title', 'Default sort of group_list and organization_list.'),
+  o('service.activity_list_limit', 'int', 31, 'Default limit of activity lists.'),
+  o('service.activity_list_limit_max', 'int', 100, 'Upper limit of activity lists.'),
+  o('service.activity_streams_enabled', 'bool', true, 'Record activity stream items.'),
+  o('service.activity_streams_email_notifications', 'bool', false, 'Send activity notification e-mails.'),
+  o('service.hide_activity_from_users', 'list', null, 'Users whose activity is hidden from streams (default: the site user).'),
+  o('service.extra_resource_fields', 'list', [], 'Extra resource keys that resource_search may query.'),
+  o('service.views.default_views', 'list', ['image_view', 'recline_view'], 'View types created for new resources.'),
+  // DataStore
+  o('service.datastore.sqlsearch.enabled', 'bool', true, 'Enable datastore_search_sql.'),
+  o('service.datastore.search.rows_max', 'int', 32000, 'Upper limit of datastore_search limit.'),
+  o('service.datastore.search.rows_default', 'int', 100, 'Default datastore_search limit.'),
+  o('service.datastore.sqlsearch.timeout_ms', 'int', 60000, 'Time limit of one datastore_search_sql query.'),
+  // Storage
+  o('service.storage_path', 'string', './data/storage', 'Where uploaded files are stored (Node).'),
+  o('service.max_resource_size', 'int', 100, 'Largest accepted upload, in MB.'),
+]
+
+export const OPTIONS_BY_KEY = new Map(OPTIONS.map((d) => [d.key, d]))
+
+/**
+ * The canonical key for a spelling a client or the environment used: `ckan.x` and
+ * `service.x` name the same option.
+ */
+export function canonicalKey(key: string): string {
+  if (OPTIONS_BY_KEY.has(key)) return key
+  if (key.startsWith('ckan.')) {
+    const alt = 'service.' + key.slice(5)
+    if (OPTIONS_BY_KEY.has(alt)) return alt
+  }
+  return key
+}
+
+/** The spelling CKAN clients use on the wire (`ckan.` prefix). */
+export function wireKey(key: string): string {
+  return key.startsWith('service.') ? 'ckan.' + key.slice(8) : key
+}

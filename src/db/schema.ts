@@ -1,0 +1,344 @@
+// The catalogue's static tables (Drizzle); DataStore tables live in another database.
+import { sql } from 'drizzle-orm'
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+export const users = sqliteTable(
+  'user',
+  {
+    id: text().primaryKey(),
+    name: text().notNull(),
+    fullname: text(),
+    email: text(),
+    password_hash: text(),
+    apikey: text(),
+    sysadmin: integer({ mode: 'boolean' }).notNull().default(false),
+    state: text().notNull().default('active'),
+    about: text(),
+    image_url: text(),
+    created: text().notNull(),
+    activity_streams_email_notifications: integer({ mode: 'boolean' }).notNull().default(false),
+    plugin_extras: text(),
+    reset_key: text(),
+  },
+  (t) => [uniqueIndex('user_name_idx').on(t.name), uniqueIndex('user_apikey_idx').on(t.apikey)],
+)
+
+export const groups = sqliteTable(
+  'group',
+  {
+    id: text().primaryKey(),
+    name: text().notNull(),
+    title: text().notNull().default(''),
+    description: text().notNull().default(''),
+    image_url: text().notNull().default(''),
+    type: text().notNull().default('group'),
+    is_organization: integer({ mode: 'boolean' }).notNull().default(false),
+    approval_status: text().notNull().default('approved'),
+    state: text().notNull().default('active'),
+    created: text().notNull(),
+  },
+  (t) => [uniqueIndex('group_name_idx').on(t.name)],
+)
+
+export const groupExtras = sqliteTable(
+  'group_extra',
+  {
+    id: text().primaryKey(),
+    group_id: text().notNull(),
+    key: text().notNull(),
+    value: text().notNull().default(''),
+    state: text().notNull().default('active'),
+  },
+  (t) => [index('group_extra_group_idx').on(t.group_id)],
+)
+
+/** Memberships: users, datasets and child groups in a group or organization. */
+export const members = sqliteTable(
+  'member',
+  {
+    id: text().primaryKey(),
+    group_id: text().notNull(),
+    table_id: text().notNull(),
+    table_name: text().notNull(), // 'user' | 'package' | 'group'
+    capacity: text().notNull(),
+    state: text().notNull().default('active'),
+  },
+  (t) => [
+    index('member_group_idx').on(t.group_id, t.table_name),
+    index('member_table_idx').on(t.table_id, t.table_name),
+  ],
+)
+
+export const packages = sqliteTable(
+  'package',
+  {
+    id: text().primaryKey(),
+    name: text().notNull(),
+    title: text(),
+    type: text().notNull().default('dataset'),
+    owner_org: text(),
+    private: integer({ mode: 'boolean' }).notNull().default(false),
+    state: text().notNull().default('active'),
+    author: text(),
+    author_email: text(),
+    maintainer: text(),
+    maintainer_email: text(),
+    license_id: text(),
+    notes: text(),
+    url: text(),
+    version: text(),
+    creator_user_id: text(),
+    metadata_created: text().notNull(),
+    metadata_modified: text().notNull(),
+  },
+  (t) => [
+    uniqueIndex('package_name_idx').on(t.name),
+    index('package_owner_org_idx').on(t.owner_org),
+    index('package_modified_idx').on(t.metadata_modified),
+    index('package_creator_idx').on(t.creator_user_id),
+  ],
+)
+
+export const packageExtras = sqliteTable(
+  'package_extra',
+  {
+    id: text().primaryKey(),
+    package_id: text().notNull(),
+    key: text().notNull(),
+    value: text().notNull().default(''),
+    state: text().notNull().default('active'),
+  },
+  (t) => [index('package_extra_package_idx').on(t.package_id)],
+)
+
+export const resources = sqliteTable(
+  'resource',
+  {
+    id: text().primaryKey(),
+    package_id: text().notNull(),
+    url: text().notNull().default(''),
+    format: text().notNull().default(''),
+    description: text(),
+    name: text(),
+    hash: text().notNull().default(''),
+    resource_type: text(),
+    mimetype: text(),
+    mimetype_inner: text(),
+    cache_url: text(),
+    size: integer(),
+    created: text().notNull(),
+    last_modified: text(),
+    cache_last_updated: text(),
+    metadata_modified: text().notNull(),
+    url_type: text(),
+    position: integer().notNull().default(0),
+    state: text().notNull().default('active'),
+    datastore_active: integer({ mode: 'boolean' }).notNull().default(false),
+    /** JSON object of the resource's extra (non-core) keys. */
+    extras: text().notNull().default('{}'),
+  },
+  (t) => [index('resource_package_idx').on(t.package_id, t.position)],
+)
+
+export const vocabularies = sqliteTable(
+  'vocabulary',
+  { id: text().primaryKey(), name: text().notNull() },
+  (t) => [uniqueIndex('vocabulary_name_idx').on(t.name)],
+)
+
+export const tags = sqliteTable(
+  'tag',
+  {
+    id: text().primaryKey(),
+    name: text().notNull(),
+    /** '' for free tags, so the unique index covers them too. */
+    vocabulary_id: text().notNull().default(''),
+  },
+  (t) => [uniqueIndex('tag_name_vocab_idx').on(t.name, t.vocabulary_id)],
+)
+
+export const packageTags = sqliteTable(
+  'package_tag',
+  {
+    id: text().primaryKey(),
+    package_id: text().notNull(),
+    tag_id: text().notNull(),
+    state: text().notNull().default('active'),
+  },
+  (t) => [
+    index('package_tag_package_idx').on(t.package_id),
+    index('package_tag_tag_idx').on(t.tag_id),
+  ],
+)
+
+export const packageRelationships = sqliteTable(
+  'package_relationship',
+  {
+    id: text().primaryKey(),
+    subject_package_id: text().notNull(),
+    object_package_id: text().notNull(),
+    type: text().notNull(),
+    comment: text().notNull().default(''),
+    state: text().notNull().default('active'),
+  },
+  (t) => [
+    index('package_rel_subject_idx').on(t.subject_package_id),
+    index('package_rel_object_idx').on(t.object_package_id),
+  ],
+)
+
+export const resourceViews = sqliteTable(
+  'resource_view',
+  {
+    id: text().primaryKey(),
+    resource_id: text().notNull(),
+    title: text(),
+    description: text(),
+    view_type: text().notNull(),
+    order: integer().notNull().default(0),
+    config: text().notNull().default('{}'),
+  },
+  (t) => [index('resource_view_resource_idx').on(t.resource_id)],
+)
+
+export const activities = sqliteTable(
+  'activity',
+  {
+    id: text().primaryKey(),
+    timestamp: text().notNull(),
+    user_id: text(),
+    object_id: text(),
+    activity_type: text().notNull(),
+    data: text().notNull().default('{}'),
+  },
+  (t) => [
+    index('activity_object_idx').on(t.object_id, t.timestamp),
+    index('activity_user_idx').on(t.user_id, t.timestamp),
+    index('activity_timestamp_idx').on(t.timestamp),
+  ],
+)
+
+/** Followers of users, datasets and groups (object_type tells which). */
+export const followers = sqliteTable(
+  'follower',
+  {
+    follower_id: text().notNull(),
+    object_id: text().notNull(),
+    object_type: text().notNull(), // 'user' | 'dataset' | 'group'
+    datetime: text().notNull(),
+  },
+  (t) => [
+    uniqueIndex('follower_pk').on(t.follower_id, t.object_id, t.object_type),
+    index('follower_object_idx').on(t.object_id),
+  ],
+)
+
+export const dashboards = sqliteTable('dashboard', {
+  user_id: text().primaryKey(),
+  activity_stream_last_viewed: text().notNull(),
+  email_last_sent: text().notNull(),
+})
+
+export const taskStatuses = sqliteTable(
+  'task_status',
+  {
+    id: text().primaryKey(),
+    entity_id: text().notNull(),
+    entity_type: text().notNull(),
+    task_type: text().notNull(),
+    key: text().notNull(),
+    value: text().notNull().default(''),
+    state: text(),
+    error: text(),
+    last_updated: text(),
+  },
+  (t) => [uniqueIndex('task_status_key_idx').on(t.entity_id, t.task_type, t.key)],
+)
+
+export const termTranslations = sqliteTable(
+  'term_translation',
+  {
+    term: text().notNull(),
+    term_translation: text().notNull(),
+    lang_code: text().notNull(),
+  },
+  (t) => [uniqueIndex('term_translation_idx').on(t.term, t.lang_code)],
+)
+
+export const ratings = sqliteTable(
+  'rating',
+  {
+    id: text().primaryKey(),
+    package_id: text().notNull(),
+    user_id: text().notNull(),
+    rating: integer().notNull(),
+    created: text().notNull(),
+  },
+  (t) => [uniqueIndex('rating_user_package_idx').on(t.package_id, t.user_id)],
+)
+
+/** Runtime-editable configuration (config_option_update), overlaid on the loaded config. */
+export const systemInfo = sqliteTable('system_info', {
+  key: text().primaryKey(),
+  value: text(),
+})
+
+/** Background jobs held in named queues. */
+export const jobs = sqliteTable(
+  'job',
+  {
+    id: text().primaryKey(),
+    queue: text().notNull().default('default'),
+    title: text(),
+    kind: text().notNull(),
+    payload: text().notNull().default('{}'),
+    status: text().notNull().default('queued'), // queued | running | finished | failed
+    created: text().notNull(),
+    started: text(),
+    ended: text(),
+    error: text(),
+  },
+  (t) => [index('job_queue_idx').on(t.status, t.queue, t.created)],
+)
+
+/**
+ * Every catalogue write appends here in the same batch. Derived state (the search index, the
+ * per-process dict caches) catches up by reading rows with a higher seq.
+ */
+export const changeLog = sqliteTable(
+  'change_log',
+  {
+    seq: integer().primaryKey({ autoIncrement: true }),
+    entity_type: text().notNull(), // 'package' | 'group' | 'user' | 'tag' | 'vocabulary' | 'config'
+    entity_id: text().notNull(),
+    op: text().notNull(), // 'upsert' | 'delete' | 'purge'
+    at: text()
+      .notNull()
+      .default(sql`(strftime('%Y-%m-%dT%H:%M:%f', 'now'))`),
+  },
+  (t) => [index('change_log_entity_idx').on(t.entity_type, t.entity_id)],
+)
+
+export const schema = {
+  users,
+  groups,
+  groupExtras,
+  members,
+  packages,
+  packageExtras,
+  resources,
+  vocabularies,
+  tags,
+  packageTags,
+  packageRelationships,
+  resourceViews,
+  activities,
+  followers,
+  dashboards,
+  taskStatuses,
+  termTranslations,
+  ratings,
+  systemInfo,
+  jobs,
+  changeLog,
+}

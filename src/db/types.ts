@@ -1,0 +1,5 @@
+// Database handle types shared by both runtimes (type-only driver imports).
+import type { LibSQLDatabase } from 'drizzle-orm/libsql'
+import type { schema } from './schema'
+
+export type CatalogDb = LibSQLDatabase<typeof schema>

@@ -1,0 +1,88 @@
+// The errors actions throw; http/envelope.ts turns each into CKAN's error envelope.
+
+export abstract class ActionError extends Error {
+  abstract readonly type: string
+  abstract readonly status: number
+  /** The `error` object of the envelope, without `__type`. */
+  body(): Record<string, unknown> {
+    return { message: this.message }
+  }
+}
+
+/** 403 Authorization Error. `detail` is appended to "Access denied". */
+export class NotAuthorized extends ActionError {
+  readonly type = 'Authorization Error'
+  readonly status = 403
+  constructor(detail?: string) {
+    super(detail ? `Access denied: ${detail}` : 'Access denied')
+  }
+}
+
+/** 404 Not Found Error. `detail` is appended to "Not found". */
+export class NotFound extends ActionError {
+  readonly type = 'Not Found Error'
+  readonly status = 404
+  constructor(detail?: string) {
+    super(detail ? `Not found: ${detail}` : 'Not found')
+  }
+}
+
+export type ErrorDict = Record<string, unknown>
+
+/** 409 Validation Error: a field → messages mapping, flattened into the error object. */
+export class ValidationError extends ActionError {
+  readonly type = 'Validation Error'
+  readonly status = 409
+  constructor(readonly errors: ErrorDict) {
+    super('Validation Error')
+  }
+  static message(text: string) {
+    return new ValidationError({ message: text })
+  }
+  static field(field: string, ...messages: string[]) {
+    return new ValidationError({ [field]: messages })
+  }
+  override body() {
+    return { ...this.errors }
+  }
+}
+
+/** 400 Search Query Error (bad package_search parameters or syntax). */
+export class SearchQueryError extends ActionError {
+  readonly type = 'Search Query Error'
+  readonly status = 400
+  constructor(detail: string) {
+    super(`Search Query is invalid: ${detail}`)
+  }
+}
+
+/** 409 Search Error (the engine could not run the query). */
+export class SearchError extends ActionError {
+  readonly type = 'Search Error'
+  readonly status = 409
+  constructor(detail: string) {
+    super(`Search error: ${detail}`)
+  }
+}
+
+/** 400 Integrity Error: a key that must hold a list of objects holds something else. */
+export class IntegrityError extends ActionError {
+  readonly type = 'Integrity Error'
+  readonly status = 400
+  constructor(
+    message: string,
+    readonly data: unknown,
+  ) {
+    super(message)
+  }
+  override body() {
+    return { message: this.message, data: this.data }
+  }
+}
+
+/** 400 with a bare JSON string body, not the envelope (unknown action, bad body, GET on a write). */
+export class BadRequest extends Error {
+  constructor(detail: string) {
+    super(`Bad request - ${detail}`)
+  }
+}

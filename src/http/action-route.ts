@@ -1,0 +1,69 @@
+// GET|POST /api/3/action/:name and /api/action/:name: data dict in, CKAN envelope out.
+import type { Hono } from 'hono'
+import { registry } from '../actions'
+import { invoke } from '../actions/invoke'
+import { apiKeyFrom, userForKey } from '../auth/api-key'
+import type { ActionContext, Deps } from '../context'
+import { BadRequest } from '../errors'
+import { fail, helpUrl, ok } from './envelope'
+import { readDataDict } from './params'
+
+export interface ExecLike {
+  waitUntil(p: Promise<unknown>): void
+}
+
+/** A per-request context for `deps`, with the caller resolved from the request headers. */
+export async function requestContext(
+  deps: Deps,
+  headers: Headers | null,
+  exec?: ExecLike,
+): Promise<ActionContext> {
+  const ctx: ActionContext = {
+    ...deps,
+    user: null,
+    memo: new Map(),
+    defer: (work) => {
+      const guarded = work.catch((e) => console.error('deferred work failed', e))
+      if (exec) exec.waitUntil(guarded)
+    },
+  }
+  const key = headers ? apiKeyFrom(headers, deps.config.str('apikey_header_name')) : null
+  // Every request sees every write committed before it began (caches follow the change log).
+  await deps.changes.catchUp()
+  if (key) ctx.user = await userForKey(deps, key)
+  return ctx
+}
+
+export function mountActionRoutes(app: Hono, deps: Deps) {
+  const handler = async (req: Request, name: string, exec?: ExecLike): Promise<Response> => {
+    const help = helpUrl(deps.config.str('service.site_url'), name)
+    try {
+      const action = registry.get(name)
+      if (!action) throw new BadRequest(`Action name not known: ${name}`)
+      if (req.method === 'GET' && !action.readOnly) {
+        throw new BadRequest('JSON Error: Invalid request. Please use POST method for your request')
+      }
+      const data = await readDataDict(req, action.readOnly)
+      // ckan: a `callback` parameter runs the call anonymously (JSONP safety)
+      const hasCallback = 'callback' in data
+      const callback = hasCallback ? String(data.callback) : undefined
+      delete data.callback
+      const ctx = await requestContext(deps, hasCallback ? null : req.headers, exec)
+      const result = await invoke(ctx, action, data)
+      return ok(help, result, req.method === 'GET' ? callback : undefined)
+    } catch (err) {
+      return fail(help, err)
+    }
+  }
+  const exec = (c: { executionCtx: ExecLike }) => {
+    try {
+      return c.executionCtx
+    } catch {
+      return undefined // app.request() without an execution context
+    }
+  }
+  for (const path of ['/api/3/action/:name', '/api/action/:name']) {
+    app.on(['GET', 'POST'], path, (c) => handler(c.req.raw, c.req.param('name'), exec(c)))
+    app.on(['PUT', 'DELETE', 'PATCH'], path, (c) => c.text('Method Not Allowed', 405))
+  }
+}

@@ -1,0 +1,55 @@
+// CKAN's response envelope: success and error bodies, status codes, JSONP and ASCII-escaped JSON.
+import { ActionError, BadRequest } from '../errors'
+
+const JSON_TYPE = 'application/json;charset=utf-8'
+
+/** JSON with every non-ASCII character escaped as \uXXXX, as CKAN emits it. */
+export function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (ch) => '\\u' + ch.charCodeAt(0).toString(16).padStart(4, '0'),
+  )
+}
+
+export function helpUrl(siteUrl: string, action: string): string {
+  return `${siteUrl.replace(/\/+$/, '')}/api/3/action/help_show?name=${encodeURIComponent(action)}`
+}
+
+const escapeHtml = (s: string) =>
+  s
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#x27;')
+
+export function ok(help: string, result: unknown, callback?: string): Response {
+  const body = asciiJson({ help, success: true, result })
+  if (callback !== undefined) {
+    // ckan: JSONP only for successful GET requests
+    return new Response(`${escapeHtml(callback)}(${body});`, {
+      status: 200,
+      headers: { 'content-type': 'application/javascript;charset=utf-8' },
+    })
+  }
+  return new Response(body, { status: 200, headers: { 'content-type': JSON_TYPE } })
+}
+
+/** The response for any error thrown while serving an action. */
+export function fail(help: string, err: unknown): Response {
+  if (err instanceof BadRequest) {
+    return new Response(asciiJson(err.message), { status: 400, headers: { 'content-type': JSON_TYPE } })
+  }
+  let status = 500
+  let error: Record<string, unknown> = { __type: 'Internal Server Error', message: 'Internal Server Error' }
+  if (err instanceof ActionError) {
+    status = err.status
+    error = { ...err.body(), __type: err.type }
+  } else {
+    console.error('internal error', err)
+  }
+  return new Response(asciiJson({ help, error, success: false }), {
+    status,
+    headers: { 'content-type': JSON_TYPE },
+  })
+}

@@ -1,0 +1,119 @@
+// Request → data dict, in CKAN's order: form fields, then the query string (reads), then a JSON body.
+import { BadRequest } from '../errors'
+import type { DataDict } from '../actions/action'
+
+/** Largest request body accepted (uploads included). */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+function decode(buf: ArrayBuffer): string {
+  try {
+    return utf8.decode(buf)
+  } catch {
+    throw new BadRequest('JSON Error: Error decoding JSON data. Error: the body is not valid UTF-8')
+  }
+}
+
+/** Python's repr of a decoded JSON value, for CKAN's "decoded to ..." message. */
+function pyRepr(v: unknown): string {
+  if (v === null) return 'None'
+  if (v === true) return 'True'
+  if (v === false) return 'False'
+  if (typeof v === 'string') return `'${v.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`
+  if (typeof v === 'object') return '{...}'
+  return String(v)
+}
+
+function requireDict(v: unknown): DataDict {
+  if (v && typeof v === 'object' && !Array.isArray(v)) return v as DataDict
+  throw new BadRequest(
+    `JSON Error: Request data JSON decoded to ${pyRepr(v)} but it needs to be a dictionary.`,
+  )
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    throw new BadRequest(
+      `JSON Error: Error decoding JSON data. Error: ${(e as Error).message} JSON data extracted from the request: ${text.slice(0, 200)}`,
+    )
+  }
+}
+
+/** Repeated keys become lists of strings; single keys plain strings. */
+function collect(entries: Iterable<[string, unknown]>): DataDict {
+  const out: DataDict = {}
+  const counts = new Map<string, number>()
+  for (const [k, v] of entries) {
+    const n = (counts.get(k) ?? 0) + 1
+    counts.set(k, n)
+    if (n === 1) out[k] = v
+    else if (n === 2) out[k] = [out[k], v]
+    else (out[k] as unknown[]).push(v)
+  }
+  return out
+}
+
+async function readBody(req: Request): Promise<ArrayBuffer> {
+  const len = Number(req.headers.get('content-length') ?? '0')
+  if (len > MAX_BODY_BYTES) throw new BadRequest('JSON Error: the request body is too large')
+  const buf = await req.arrayBuffer()
+  if (buf.byteLength > MAX_BODY_BYTES) throw new BadRequest('JSON Error: the request body is too large')
+  return buf
+}
+
+/**
+ * Builds the data dict of an action call. `readOnly` actions take their parameters from the
+ * query string when it has any (the body is then ignored, as in CKAN).
+ */
+export async function readDataDict(req: Request, readOnly: boolean): Promise<DataDict> {
+  const url = new URL(req.url)
+  const type = (req.headers.get('content-type') ?? '').toLowerCase()
+  const isForm = type.startsWith('application/x-www-form-urlencoded')
+  const isMultipart = type.startsWith('multipart/form-data')
+
+  if (req.method === 'POST' && isMultipart) {
+    let form: FormData
+    try {
+      form = await req.formData()
+    } catch {
+      throw new BadRequest('JSON Error: Error decoding the multipart form data.')
+    }
+    const fields: [string, unknown][] = []
+    const files: [string, unknown][] = []
+    form.forEach((v, k) => (typeof v === 'string' ? fields : files).push([k, v]))
+    if (fields.length || files.length) {
+      const dict = fromFormFields(fields as [string, string][])
+      for (const [k, f] of files) dict[k] = f // files override same-named fields
+      return dict
+    }
+  }
+  if (req.method === 'POST' && isForm) {
+    const text = decode(await readBody(req))
+    const pairs = [...new URLSearchParams(text)]
+    if (pairs.length) return fromFormFields(pairs)
+  }
+  if (readOnly && url.search.length > 1) {
+    return collect(url.searchParams)
+  }
+  const buf = req.method === 'GET' || req.method === 'HEAD' ? null : await readBody(req)
+  if (buf && buf.byteLength) {
+    const text = decode(buf)
+    if (/^application\/([\w.+-]*\+)?json/.test(type)) return requireDict(parseJson(text))
+    if (text.trim().length) return requireDict(null)
+  }
+  return {}
+}
+
+function fromFormFields(pairs: [string, string][]): DataDict {
+  // ckan: a raw JSON body posted as a form arrives as one key with an empty (or "1") value
+  if (pairs.length === 1 && (pairs[0]![1] === '' || pairs[0]![1] === '1')) {
+    const key = pairs[0]![0]
+    const first = key.trimStart()[0]
+    if (first === '{' || first === '[' || first === '"') return requireDict(parseJson(key))
+  }
+  return collect(pairs)
+}

@@ -1,0 +1,74 @@
+// Per-process caches of derived dicts, kept right by the change log (see changes.ts).
+import type { UserRow } from '../context'
+import type { Change } from './changes'
+
+/** Bounded map: drops the oldest entries once full. */
+class Lru<V> {
+  private map = new Map<string, V>()
+  constructor(private readonly max: number) {}
+  get(k: string) {
+    return this.map.get(k)
+  }
+  set(k: string, v: V) {
+    if (this.map.size >= this.max) {
+      const first = this.map.keys().next()
+      if (!first.done) this.map.delete(first.value)
+    }
+    this.map.set(k, v)
+  }
+  delete(k: string) {
+    this.map.delete(k)
+  }
+  clear() {
+    this.map.clear()
+  }
+  values() {
+    return this.map.values()
+  }
+}
+
+export interface CachedPackage {
+  id: string
+  name: string
+  /** The package_show dict (shared: callers must not mutate it). */
+  dict: Record<string, unknown>
+}
+
+export class Caches {
+  /** package_show dicts by dataset id. */
+  readonly packages = new Lru<CachedPackage>(20000)
+  /** dataset name → id. */
+  readonly packageNames = new Lru<string>(20000)
+  /** API key → user row (null = no such key). */
+  readonly usersByKey = new Lru<UserRow | null>(5000)
+  /** user id → (organization/group id → capacity), hierarchy cascade applied. */
+  readonly capacities = new Lru<Map<string, string>>(5000)
+
+  apply(changes: Change[]) {
+    for (const c of changes) {
+      switch (c.entity_type) {
+        case 'package': {
+          const cached = this.packages.get(c.entity_id)
+          if (cached) this.packageNames.delete(cached.name)
+          this.packages.delete(c.entity_id)
+          // A name may have moved between datasets (reuse after delete): drop name links to it.
+          break
+        }
+        case 'group':
+          // Organization/group titles and memberships appear inside dataset dicts and capacities.
+          this.packages.clear()
+          this.packageNames.clear()
+          this.capacities.clear()
+          break
+        case 'user':
+          this.usersByKey.clear()
+          this.capacities.clear()
+          break
+        case 'tag':
+        case 'vocabulary':
+          this.packages.clear()
+          break
+      }
+    }
+  }
+}

@@ -1,0 +1,24 @@
+// buildDeps(): the per-process dependencies, shared by both runtime entries and the tests.
+import type { Config } from '../config/load'
+import type { Deps } from '../context'
+import { nowIso } from '../context'
+import type { CatalogDb } from '../db/types'
+import { Caches } from '../model/cache'
+import { ChangeFeed } from '../model/changes'
+import { loadRuntimeConfig } from '../model/config'
+
+export function buildDeps(config: Config, db: CatalogDb): Deps {
+  const caches = new Caches()
+  const changes = new ChangeFeed(db)
+  changes.subscribe((batch) => caches.apply(batch))
+  changes.subscribe(async (batch) => {
+    if (batch.some((c) => c.entity_type === 'config')) await loadRuntimeConfig(db, config)
+  })
+  return { db, config, changes, caches, now: nowIso, newId: () => crypto.randomUUID() }
+}
+
+/** Loads what a fresh process needs before serving (runtime config overlay). */
+export async function warmUp(deps: Deps) {
+  await loadRuntimeConfig(deps.db, deps.config)
+  await deps.changes.catchUp()
+}

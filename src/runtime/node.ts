@@ -1,0 +1,44 @@
+// Node entry: `npm start` serves the API on PORT (default 5000) from the embedded libSQL file.
+import { serve } from '@hono/node-server'
+import { createApp } from '../app'
+import { loadConfig } from '../config/load'
+import { buildDeps, warmUp } from './deps'
+import { openCatalogDb } from './node-db'
+import { ensureSiteUser } from '../model/site-user'
+import { listSysadmins } from '../model/sysadmin'
+
+const env = process.env
+const config = loadConfig(env)
+const url = env.DATABASE_URL ?? 'file:./data/catalogue.db'
+const { db } = await openCatalogDb(url, env.DATABASE_AUTH_TOKEN)
+const deps = buildDeps(config, db)
+await warmUp(deps)
+
+const { created } = await ensureSiteUser(deps)
+if (created || (await listSysadmins(deps)).length <= 1) {
+  console.log(
+    created ? `Created the site user "${config.str('service.site_id')}".` : 'No sysadmin yet.',
+    '\nCreate a sysadmin and get its API key with:\n  npm run admin -- sysadmin add <name>',
+  )
+}
+
+const nodeExecutionContext = {
+  waitUntil(p: Promise<unknown>) {
+    p.catch((e) => console.error('background work failed', e))
+  },
+  passThroughOnException() {},
+  props: {},
+}
+
+const app = createApp(deps)
+const port = Number(env.PORT ?? 5000)
+const server = serve({
+  port,
+  hostname: env.HOST ?? '0.0.0.0',
+  fetch: (req) => app.fetch(req, {}, nodeExecutionContext),
+})
+console.log(`Listening on http://localhost:${port} (database ${url})`)
+
+const stop = () => server.close(() => process.exit(0))
+process.on('SIGINT', stop)
+process.on('SIGTERM', stop)

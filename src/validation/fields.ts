@@ -1,0 +1,203 @@
+// Shared validators (our validators.py): lenient about input encodings, strict with CKAN's messages.
+import { z } from 'zod'
+import { IntegrityError } from '../errors'
+
+export const MISSING = 'Missing value'
+
+/** A failed check; `field()` turns it into one zod issue per message. */
+export class FieldFail {
+  readonly msgs: string[]
+  constructor(...msgs: string[]) {
+    this.msgs = msgs
+  }
+}
+export const fail = (...msgs: string[]) => new FieldFail(...msgs)
+
+/**
+ * A schema from a plain function: it sees the raw value (undefined when the key is absent) and
+ * returns the converted value or a `fail(...)`.
+ */
+export function field<T>(check: (v: unknown) => T | FieldFail) {
+  return z
+    .unknown()
+    .optional()
+    .transform((v, ctx): T => {
+      const r = check(v)
+      if (r instanceof FieldFail) {
+        for (const message of r.msgs) ctx.addIssue({ code: 'custom', message })
+        return z.NEVER
+      }
+      return r
+    })
+}
+
+export const isMissing = (v: unknown) =>
+  v === undefined || v === null || (typeof v === 'string' && v.trim() === '')
+
+const asString = (v: unknown): string | FieldFail =>
+  typeof v === 'string'
+    ? v
+    : typeof v === 'number' || typeof v === 'boolean'
+      ? String(v)
+      : fail('Must be a string')
+
+/** Required, non-empty string (numbers accepted and converted). */
+export const reqString = field((v) => (isMissing(v) ? fail(MISSING) : asString(v)))
+
+/** Optional string: undefined when absent, null when null, otherwise a string. */
+export const optString = field((v) => (v === undefined ? undefined : v === null ? null : asString(v)))
+
+/** Optional string where "" means null. */
+export const optStringOrNull = field((v) =>
+  v === undefined ? undefined : v === null || v === '' ? null : asString(v),
+)
+
+/** An id or a name of an object (required). */
+export const idOrName = reqString
+
+const NAME_RE = /^[a-z0-9_-]*$/
+
+/** Check of CKAN's name rules (datasets, groups, organizations, users). */
+export function checkName(v: unknown): string | FieldFail {
+  if (isMissing(v)) return fail(MISSING)
+  if (typeof v !== 'string') return fail('Names must be strings')
+  if (['new', 'edit', 'search'].includes(v)) return fail('That name cannot be used')
+  if (v.length < 2) return fail('Must be at least 2 characters long')
+  if (v.length > 100) return fail('Name must be a maximum of 100 characters long')
+  if (!NAME_RE.test(v))
+    return fail('Must be purely lowercase alphanumeric (ascii) characters and these symbols: -_')
+  return v
+}
+
+export const nameField = field(checkName)
+export const optNameField = field((v) => (v === undefined ? undefined : checkName(v)))
+
+/** CKAN's lenient boolean: true/yes/on/t/y/1 (any case) are true, everything else false. */
+export function toBool(v: unknown): boolean {
+  if (typeof v === 'boolean') return v
+  if (typeof v === 'number') return v !== 0
+  if (typeof v === 'string') return /^(true|yes|on|t|y|1)$/i.test(v.trim())
+  return false
+}
+
+export const ckanBool = (def: boolean) => field((v) => (v === undefined || v === null ? def : toBool(v)))
+/** A boolean that stays undefined when absent (update semantics). */
+export const optBool = field((v) => (v === undefined ? undefined : toBool(v)))
+
+/** An integer from a number or a base-10 string; floats with zero fraction accepted. */
+export function toInt(v: unknown): number | FieldFail {
+  if (typeof v === 'number' && Number.isInteger(v)) return v
+  if (typeof v === 'string' && /^\s*[-+]?\d+(\.0*)?\s*$/.test(v)) return Number.parseInt(v, 10)
+  return fail('Invalid integer')
+}
+
+export const optInt = field((v) => (isMissing(v) ? undefined : toInt(v)))
+
+export const naturalNumber = (def?: number) =>
+  field((v) => {
+    if (isMissing(v)) return def
+    const n = toInt(v)
+    if (n instanceof FieldFail) return n
+    return n < 0 ? fail('Must be a natural number') : n
+  })
+
+export const positiveInt = (def?: number) =>
+  field((v) => {
+    if (isMissing(v)) return def
+    const n = toInt(v)
+    if (n instanceof FieldFail) return n
+    return n < 1 ? fail('Must be a postive integer') : n // ckan: sic
+  })
+
+/** A limit with a default and a cap (values above the cap are clamped). */
+export const limitParam = (def: number, max: number) =>
+  field((v) => {
+    if (isMissing(v)) return def
+    const n = toInt(v)
+    if (n instanceof FieldFail) return n
+    if (n < 0) return fail('Must be a natural number')
+    return Math.min(n, max)
+  })
+
+/** A list of strings: a list, or a lone string (GET sends one value as a string). */
+export const stringList = field((v) => {
+  if (v === undefined || v === null) return undefined
+  if (typeof v === 'string') return v === '' ? [] : [v]
+  if (!Array.isArray(v)) return fail('Not a list')
+  for (const item of v) if (typeof item !== 'string') return fail(`Not a string: ${String(item)}`)
+  return v as string[]
+})
+
+const EMAIL_RE =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/
+
+export function isEmail(v: string): boolean {
+  if (!EMAIL_RE.test(v)) return false
+  const local = v.split('@')[0]!
+  return !local.startsWith('.') && !local.endsWith('.') && !v.includes('..')
+}
+
+/** Optional e-mail address, checked when non-empty. */
+export const optEmail = field((v) => {
+  if (v === undefined) return undefined
+  if (v === null || v === '') return v === null ? null : ''
+  if (typeof v !== 'string') return fail('Must be a string')
+  return isEmail(v.trim()) ? v.trim() : fail(`Email ${v} is not a valid format`)
+})
+
+/** A JSON object given as an object or as a JSON string. */
+export const jsonObject = field((v) => {
+  if (v === undefined || v === null || v === '') return undefined
+  if (typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>
+  if (typeof v === 'string') {
+    try {
+      const parsed = JSON.parse(v)
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
+        return parsed as Record<string, unknown>
+    } catch {
+      /* reported below */
+    }
+  }
+  return fail('Could not parse as valid JSON')
+})
+
+const pyType = (v: unknown) =>
+  v === null
+    ? "<class 'NoneType'>"
+    : Array.isArray(v)
+      ? "<class 'list'>"
+      : typeof v === 'string'
+        ? "<class 'str'>"
+        : typeof v === 'number'
+          ? Number.isInteger(v)
+            ? "<class 'int'>"
+            : "<class 'float'>"
+          : typeof v === 'boolean'
+            ? "<class 'bool'>"
+            : "<class 'dict'>"
+
+/**
+ * ckan: keys that hold lists of objects must hold exactly that, else a 400 Integrity Error
+ * (raised while flattening input, before validation).
+ */
+export function assertListsOfDicts(input: Record<string, unknown>, keys: string[]) {
+  for (const key of keys) {
+    const v = input[key]
+    if (v === undefined || v === null) continue
+    const isDict = (x: unknown) => !!x && typeof x === 'object' && !Array.isArray(x)
+    if (!Array.isArray(v)) {
+      if (typeof v === 'string' && v === '') continue
+      throw new IntegrityError(
+        `Only lists of dicts can be placed against subschema ('${key}',), not ${pyType(v)}`,
+        input,
+      )
+    }
+    if (v.length && !v.every(isDict)) {
+      if (v.some(isDict)) throw new IntegrityError('Values in lists need to be dicts', input)
+      throw new IntegrityError(
+        `Only lists of dicts can be placed against subschema ('${key}',), not ${pyType(v)}`,
+        input,
+      )
+    }
+  }
+}

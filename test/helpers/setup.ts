@@ -1,0 +1,80 @@
+// Test harness: a migrated temp-file database, the real app, and a `call` helper.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp } from '../../src/app'
+import { loadConfig } from '../../src/config/load'
+import { buildDeps, warmUp } from '../../src/runtime/deps'
+import { openCatalogDb } from '../../src/runtime/node-db'
+import { makers } from './make'
+
+/** CKAN's test-ini profile: what CKAN's own API tests run with. */
+export const TEST_PROFILE: Record<string, string> = {
+  'service.site_url': 'http://test.ckan.net',
+  'service.site_id': 'test.ckan.net',
+  'service.auth.create_default_api_keys': 'true',
+  'service.auth.create_dataset_if_not_in_organization': 'true',
+  'service.auth.create_unowned_dataset': 'true',
+  'service.auth.user_create_groups': 'true',
+  'service.auth.user_create_organizations': 'true',
+  'service.auth.password_hash_iterations': '1000',
+}
+
+export function tempDbFile(): string {
+  return join(mkdtempSync(join(tmpdir(), 'ckan-edge-test-')), 'catalogue.db')
+}
+
+export interface Caller {
+  apikey: string
+}
+
+export interface CallResult {
+  status: number
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any
+}
+
+export async function setup(overrides: Record<string, string> = {}) {
+  const file = tempDbFile()
+  const { db, client } = await openCatalogDb(`file:${file}`)
+  const config = loadConfig({ ...TEST_PROFILE, ...overrides })
+  const deps = buildDeps(config, db)
+  await warmUp(deps)
+  const app = createApp(deps)
+
+  async function call(name: string, params: object = {}, as?: Caller | null): Promise<CallResult> {
+    const res = await app.request(`/api/3/action/${name}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(as ? { authorization: as.apikey } : {}) },
+      body: JSON.stringify(params),
+    })
+    const text = await res.text()
+    return { status: res.status, body: JSON.parse(text) }
+  }
+
+  async function get(path: string, as?: Caller | null): Promise<CallResult & { text: string; type: string }> {
+    const res = await app.request(path, { headers: as ? { authorization: as.apikey } : {} })
+    const text = await res.text()
+    let body: unknown = undefined
+    try {
+      body = JSON.parse(text)
+    } catch {
+      /* JSONP or plain text */
+    }
+    return { status: res.status, body, text, type: res.headers.get('content-type') ?? '' }
+  }
+
+  /** Calls an action and returns `result`, failing the test on an error envelope. */
+  async function ok(name: string, params: object = {}, as?: Caller | null) {
+    const r = await call(name, params, as)
+    if (r.status !== 200 || !r.body.success)
+      throw new Error(`${name} failed (${r.status}): ${JSON.stringify(r.body)}`)
+    return r.body.result
+  }
+
+  const t = { app, deps, db, client, file, call, get, ok, make: undefined as unknown as ReturnType<typeof makers> }
+  t.make = makers(t)
+  return t
+}
+
+export type TestEnv = Awaited<ReturnType<typeof setup>>
