@@ -63,7 +63,7 @@ export function mountActionRoutes(app: Hono, deps: Deps) {
     }
   }
   for (const path of ['/api/3/action/:name', '/api/action/:name']) {
-    app.on(['GET', 'POST'], path, (c) => handler(c.req.raw, c.req.param('name'), exec(c)))
+    app.on(['GET', 'POST'], path, (c) => handler(c.req.raw, c.req.param('name') ?? '', exec(c)))
     app.on(['PUT', 'DELETE', 'PATCH'], path, (c) => c.text('Method Not Allowed', 405))
   }
 }

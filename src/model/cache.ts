@@ -44,7 +44,11 @@ export class Caches {
   /** user id → (organization/group id → capacity), hierarchy cascade applied. */
   readonly capacities = new Lru<Map<string, string>>(5000)
 
+  /** Bumped whenever cached dataset dicts may have gone stale (see packageDicts). */
+  packageGeneration = 0
+
   apply(changes: Change[]) {
+    if (changes.some((c) => c.entity_type !== 'user' && c.entity_type !== 'config')) this.packageGeneration++
     for (const c of changes) {
       switch (c.entity_type) {
         case 'package': {

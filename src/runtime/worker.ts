@@ -9,10 +9,7 @@ import { buildDeps, warmUp } from './deps'
 
 type WorkerEnv = Record<string, string | undefined>
 
-interface ExecutionContext {
-  waitUntil(promise: Promise<unknown>): void
-  passThroughOnException(): void
-}
+import type { ExecutionContext } from 'hono'
 
 let app: App | undefined
 let ready: Promise<void> | undefined

@@ -1,0 +1,288 @@
+// Dataset reads: rows by id or name, and package_show dicts built in batches and cached per process.
+import { and, asc, eq, inArray, or } from 'drizzle-orm'
+import {
+  groups,
+  members,
+  packageExtras,
+  packageRelationships,
+  packageTags,
+  packages,
+  resources,
+  tags,
+} from '../db/schema'
+import type { ActionContext } from '../context'
+import { NotFound, ValidationError } from '../errors'
+import { MISSING } from '../validation/fields'
+import { displayName, imageDisplayUrl } from './group-display'
+import { licenseFields } from './license'
+import { resourceToDict } from './resource'
+
+export type PackageRow = typeof packages.$inferSelect
+export type PackageDict = Record<string, unknown> & {
+  id: string
+  name: string
+  resources: Record<string, unknown>[]
+}
+
+const PACKAGE_COLUMNS = [
+  'id',
+  'name',
+  'title',
+  'type',
+  'owner_org',
+  'private',
+  'state',
+  'author',
+  'author_email',
+  'maintainer',
+  'maintainer_email',
+  'license_id',
+  'notes',
+  'url',
+  'version',
+  'creator_user_id',
+  'metadata_created',
+  'metadata_modified',
+] as const
+
+/** The row of a dataset, as the columns appear in its dict. */
+export function rowFromDict(d: Record<string, unknown>): PackageRow {
+  const row: Record<string, unknown> = {}
+  for (const k of PACKAGE_COLUMNS) row[k] = d[k] ?? null
+  return row as PackageRow
+}
+
+/** The dataset with this id or name (ids tried first), or undefined. Not memoised. */
+export async function findPackage(ctx: ActionContext, idOrName: string): Promise<PackageRow | undefined> {
+  const cachedId = ctx.caches.packageNames.get(idOrName)
+  const cached = ctx.caches.packages.get(cachedId ?? idOrName)
+  if (cached) return rowFromDict(cached.dict)
+  const rows = await ctx.db
+    .select()
+    .from(packages)
+    .where(or(eq(packages.id, idOrName), eq(packages.name, idOrName)))
+    .limit(2)
+  return rows.find((r) => r.id === idOrName) ?? rows[0]
+}
+
+/**
+ * The dataset named by a raw parameter value; memoised per request. Throws a Validation Error
+ * (`field`: Missing value) when absent and NotFound (`notFound` detail) when unknown.
+ */
+export function loadPackage(
+  ctx: ActionContext,
+  idOrName: unknown,
+  opts: { field?: string; notFound?: string } = {},
+): Promise<PackageRow> {
+  if (idOrName === undefined || idOrName === null || idOrName === '' || typeof idOrName === 'object') {
+    throw new ValidationError({ [opts.field ?? 'id']: [MISSING] })
+  }
+  const key = `package:${String(idOrName)}`
+  let p = ctx.memo.get(key) as Promise<PackageRow> | undefined
+  if (!p) {
+    p = findPackage(ctx, String(idOrName)).then((row) => {
+      if (!row) throw new NotFound(opts.notFound)
+      return row
+    })
+    ctx.memo.set(key, p)
+    p.catch(() => ctx.memo.delete(key))
+  }
+  return p
+}
+
+/** Forgets what this request memoised about datasets (after it wrote them). */
+export function forgetPackages(ctx: ActionContext) {
+  for (const k of [...ctx.memo.keys()]) if (k.startsWith('package:')) ctx.memo.delete(k)
+}
+
+/** package_show dicts for these ids (unknown ids are absent from the map). */
+export async function packageDicts(ctx: ActionContext, ids: string[]): Promise<Map<string, PackageDict>> {
+  const out = new Map<string, PackageDict>()
+  const missing: string[] = []
+  for (const id of ids) {
+    const c = ctx.caches.packages.get(id)
+    if (c) out.set(id, c.dict as PackageDict)
+    else missing.push(id)
+  }
+  if (!missing.length) return out
+  const generation = ctx.caches.packageGeneration
+  const built = await buildPackageDicts(ctx, [...new Set(missing)])
+  // A write may have landed while we read: only cache what is still current.
+  const cacheable = generation === ctx.caches.packageGeneration
+  for (const [id, dict] of built) {
+    out.set(id, dict)
+    if (cacheable) {
+      ctx.caches.packages.set(id, { id, name: dict.name, dict })
+      ctx.caches.packageNames.set(dict.name, id)
+    }
+  }
+  return out
+}
+
+export async function packageDict(ctx: ActionContext, id: string): Promise<PackageDict> {
+  const d = (await packageDicts(ctx, [id])).get(id)
+  if (!d) throw new NotFound()
+  return d
+}
+
+const byKey = <T, K>(rows: T[], key: (r: T) => K) => {
+  const m = new Map<K, T[]>()
+  for (const r of rows) {
+    const k = key(r)
+    const list = m.get(k)
+    if (list) list.push(r)
+    else m.set(k, [r])
+  }
+  return m
+}
+
+async function buildPackageDicts(ctx: ActionContext, ids: string[]): Promise<Map<string, PackageDict>> {
+  const db = ctx.db
+  const siteUrl = ctx.config.str('service.site_url')
+  const [pkgRows, resRows, tagRows, extraRows, groupRows, relRows] = await db.batch([
+    db.select().from(packages).where(inArray(packages.id, ids)),
+    db
+      .select()
+      .from(resources)
+      .where(and(inArray(resources.package_id, ids), eq(resources.state, 'active')))
+      .orderBy(asc(resources.position)),
+    db
+      .select({
+        package_id: packageTags.package_id,
+        id: tags.id,
+        name: tags.name,
+        vocabulary_id: tags.vocabulary_id,
+      })
+      .from(packageTags)
+      .innerJoin(tags, eq(tags.id, packageTags.tag_id))
+      .where(and(inArray(packageTags.package_id, ids), eq(packageTags.state, 'active'))),
+    db
+      .select()
+      .from(packageExtras)
+      .where(and(inArray(packageExtras.package_id, ids), eq(packageExtras.state, 'active'))),
+    db
+      .select({
+        package_id: members.table_id,
+        id: groups.id,
+        name: groups.name,
+        title: groups.title,
+        description: groups.description,
+        image_url: groups.image_url,
+      })
+      .from(members)
+      .innerJoin(groups, eq(groups.id, members.group_id))
+      .where(
+        and(
+          inArray(members.table_id, ids),
+          eq(members.table_name, 'package'),
+          eq(members.state, 'active'),
+          eq(groups.is_organization, false),
+          eq(groups.state, 'active'),
+        ),
+      ),
+    db
+      .select()
+      .from(packageRelationships)
+      .where(
+        and(
+          or(
+            inArray(packageRelationships.subject_package_id, ids),
+            inArray(packageRelationships.object_package_id, ids),
+          ),
+          eq(packageRelationships.state, 'active'),
+        ),
+      ),
+  ])
+  const orgIds = [...new Set(pkgRows.map((p) => p.owner_org).filter((x): x is string => !!x))]
+  const orgRows = orgIds.length
+    ? await db.select().from(groups).where(and(inArray(groups.id, orgIds), eq(groups.state, 'active')))
+    : []
+  const orgs = new Map(orgRows.map((o) => [o.id, o]))
+  const resBy = byKey(resRows, (r) => r.package_id)
+  const tagBy = byKey(tagRows, (r) => r.package_id)
+  const extraBy = byKey(extraRows, (r) => r.package_id)
+  const groupBy = byKey(groupRows, (r) => r.package_id)
+
+  const out = new Map<string, PackageDict>()
+  for (const p of pkgRows) {
+    const org = p.owner_org ? orgs.get(p.owner_org) : undefined
+    const res = (resBy.get(p.id) ?? []).map((r) => resourceToDict(r, siteUrl))
+    const tagList = (tagBy.get(p.id) ?? [])
+      .map((t) => ({
+        display_name: t.name,
+        id: t.id,
+        name: t.name,
+        state: 'active',
+        vocabulary_id: t.vocabulary_id || null,
+      }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    const extras = (extraBy.get(p.id) ?? [])
+      .map((e) => ({ key: e.key, value: e.value }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    const groupList = (groupBy.get(p.id) ?? [])
+      .map((g) => ({
+        description: g.description,
+        display_name: displayName(g),
+        id: g.id,
+        image_display_url: imageDisplayUrl(g.image_url, siteUrl),
+        name: g.name,
+        title: g.title,
+      }))
+      .sort((a, b) => (a.display_name < b.display_name ? -1 : a.display_name > b.display_name ? 1 : 0))
+    const rel = (r: (typeof relRows)[number]) => ({
+      id: r.id,
+      subject_package_id: r.subject_package_id,
+      object_package_id: r.object_package_id,
+      type: r.type,
+      comment: r.comment,
+    })
+    const lic = licenseFields(p.license_id)
+    const dict: PackageDict = {
+      author: p.author,
+      author_email: p.author_email,
+      creator_user_id: p.creator_user_id,
+      extras,
+      groups: groupList,
+      id: p.id,
+      isopen: lic.isopen,
+      license_id: p.license_id,
+      license_title: lic.license_title,
+      ...(lic.license_url !== undefined ? { license_url: lic.license_url } : {}),
+      maintainer: p.maintainer,
+      maintainer_email: p.maintainer_email,
+      metadata_created: p.metadata_created,
+      metadata_modified: p.metadata_modified,
+      name: p.name,
+      notes: p.notes,
+      num_resources: res.length,
+      num_tags: tagList.length,
+      organization: org
+        ? {
+            approval_status: org.approval_status,
+            created: org.created,
+            description: org.description,
+            id: org.id,
+            image_url: org.image_url,
+            is_organization: org.is_organization,
+            name: org.name,
+            state: org.state,
+            title: org.title,
+            type: org.type,
+          }
+        : null,
+      owner_org: p.owner_org,
+      private: p.private,
+      relationships_as_object: relRows.filter((r) => r.object_package_id === p.id).map(rel),
+      relationships_as_subject: relRows.filter((r) => r.subject_package_id === p.id).map(rel),
+      resources: res,
+      state: p.state,
+      tags: tagList,
+      title: p.title === null ? null : p.title.trim(),
+      type: p.type,
+      url: p.url,
+      version: p.version,
+    }
+    out.set(p.id, dict)
+  }
+  return out
+}
