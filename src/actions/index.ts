@@ -14,11 +14,22 @@ import { actions as vocabulary } from './vocabulary'
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyAction = Action<any, any>
 
+/** An alias: another name for an action, marked so the registry test knows it has no file. */
+export type AliasAction = AnyAction & { aliasOf: string }
+
 function build(lists: AnyAction[][]): Map<string, AnyAction> {
   const map = new Map<string, AnyAction>()
   for (const a of lists.flat()) {
     if (map.has(a.name)) throw new Error(`duplicate action name: ${a.name}`)
     map.set(a.name, a)
+  }
+  // Clients also send the dataset_* spelling of the package_* actions.
+  for (const [name, action] of [...map]) {
+    if (!name.startsWith('package_')) continue
+    const alias = 'dataset_' + name.slice('package_'.length)
+    if (map.has(alias)) continue
+    const aliased: AliasAction = { ...action, name: alias, aliasOf: name }
+    map.set(alias, aliased)
   }
   return map
 }

@@ -1,0 +1,117 @@
+// Benchmark 1: package_show and package_create over HTTP against the real Node server, with baselines.
+import autocannon from 'autocannon'
+import { loadConfig } from '../src/config/load'
+import { buildDeps } from '../src/runtime/deps'
+import { openCatalogDb } from '../src/runtime/node-db'
+import { addSysadmin } from '../src/model/sysadmin'
+import { corpus, dataset, type GeneratedDataset } from './lib/generate'
+import { startServer } from './lib/server'
+import { rawInsertDatasets } from './lib/raw-insert'
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const CREATE_COUNT = Number(process.env.BENCH_CREATES ?? 5000)
+
+interface Result {
+  rps: number
+  p50: number
+  p99: number
+  errors: number
+  non2xx: number
+}
+
+function run(opts: autocannon.Options): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(opts, (err, r) => {
+      if (err) return reject(err)
+      resolve({
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        errors: r.errors,
+        non2xx: r.non2xx,
+      })
+    })
+  })
+}
+
+async function post(url: string, action: string, body: unknown, apikey: string) {
+  const res = await fetch(`${url}/api/3/action/${action}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: apikey },
+    body: JSON.stringify(body),
+  })
+  const json = (await res.json()) as { success: boolean; result: any }
+  if (!json.success) throw new Error(`${action}: ${JSON.stringify(json)}`)
+  return json.result
+}
+
+export async function catalogueBench() {
+  const server = await startServer()
+  try {
+    // A sysadmin made out of band, as `npm run admin -- sysadmin add` does.
+    const { db, client } = await openCatalogDb(server.dbUrl)
+    const admin = await addSysadmin(buildDeps(loadConfig({}), db), 'bench-admin')
+    client.close()
+    const key = admin.apikey!
+
+    const c = corpus(7)
+    const orgs: string[] = []
+    for (let i = 0; i < 20; i++) orgs.push((await post(server.url, 'organization_create', { name: `org-${i}`, title: `Organization ${i}` }, key)).id)
+
+    // package_create: a bounded number of creates from concurrent clients.
+    const toCreate: GeneratedDataset[] = Array.from({ length: CREATE_COUNT }, (_, i) => dataset(c, i, orgs))
+    let next = 0
+    const started = performance.now()
+    const created = await run({
+      url: `${server.url}/api/3/action/package_create`,
+      connections: 16,
+      amount: CREATE_COUNT,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: key },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify(toCreate[next++ % toCreate.length]) }),
+        },
+      ],
+    })
+    const createSeconds = (performance.now() - started) / 1000
+    const createRate = CREATE_COUNT / createSeconds
+
+    // Raw libSQL: the same rows, one batch per dataset, into a fresh migrated database file.
+    const raw = await rawInsertDatasets(toCreate)
+
+    // package_show vs the trivial JSON route of the same server.
+    const names = toCreate.slice(0, 1000).map((d) => d.name)
+    let k = 0
+    const showRequest: autocannon.Request = {
+      setupRequest: (req) => ({ ...req, path: `/api/3/action/package_show?id=${names[k++ % names.length]}` }),
+    }
+    await run({ url: `${server.url}/api/3`, connections: CONNECTIONS, duration: 2 })
+    const trivial = await run({ url: `${server.url}/api/3`, connections: CONNECTIONS, duration: DURATION })
+    await run({
+      url: `${server.url}/api/3/action/package_show`,
+      connections: CONNECTIONS,
+      duration: 2,
+      requests: [showRequest],
+    })
+    const show = await run({
+      url: `${server.url}/api/3/action/package_show`,
+      connections: CONNECTIONS,
+      duration: DURATION,
+      requests: [showRequest],
+    })
+
+    return {
+      trivial,
+      show,
+      showRatio: show.rps / trivial.rps,
+      created,
+      createRate,
+      raw,
+      createRatio: createRate / raw.rate,
+    }
+  } finally {
+    await server.stop()
+  }
+}

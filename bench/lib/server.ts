@@ -1,0 +1,49 @@
+// Starts the real Node server (src/runtime/node.ts) in a child process on a temp database.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export interface RunningServer {
+  url: string
+  dbUrl: string
+  dir: string
+  child: ChildProcess
+  stop(): Promise<void>
+}
+
+export async function startServer(env: Record<string, string> = {}, port = 5600 + Math.floor(Math.random() * 300)): Promise<RunningServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-bench-'))
+  const dbUrl = `file:${join(dir, 'catalogue.db')}`
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
+    env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let log = ''
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30000)
+    const onData = (b: Buffer) => {
+      log += b.toString()
+      if (log.includes('Listening on')) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (b: Buffer) => (log += b.toString()))
+    child.on('exit', (code) => reject(new Error(`server exited (${code}):\n${log}`)))
+  })
+  child.stdout!.resume()
+  child.stderr!.resume()
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dbUrl,
+    dir,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}

@@ -1,0 +1,16 @@
+// `npm run bench`: runs every benchmark and prints its figures beside the baselines.
+import os from 'node:os'
+import { catalogueBench } from './catalogue'
+
+const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
+const pct = (r: number) => `${(r * 100).toFixed(1)}%`
+
+console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`)
+console.log('\n# 1. catalogue: package_show and package_create over HTTP (real Node server, loopback)')
+const r = await catalogueBench()
+console.log(`trivial JSON route (GET /api/3):   ${fmt(r.trivial.rps)} req/s  p50 ${r.trivial.p50} ms  p99 ${r.trivial.p99} ms`)
+console.log(`package_show (anonymous GET):       ${fmt(r.show.rps)} req/s  p50 ${r.show.p50} ms  p99 ${r.show.p99} ms  errors ${r.show.errors + r.show.non2xx}`)
+console.log(`  package_show / trivial route:     ${pct(r.showRatio)}   (target ≥ 25%)`)
+console.log(`package_create (16 clients):        ${fmt(r.createRate)} datasets/s  p50 ${r.created.p50} ms  p99 ${r.created.p99} ms  errors ${r.created.errors + r.created.non2xx}`)
+console.log(`raw libSQL, same rows, batch/dataset: ${fmt(r.raw.rate)} datasets/s`)
+console.log(`  package_create / raw libSQL:      ${pct(r.createRatio)}   (target ≥ 1,000 datasets/s: ${r.createRate >= 1000 ? 'met' : 'NOT met'})`)
