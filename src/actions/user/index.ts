@@ -1,4 +1,21 @@
 // The user actions, for the registry.
 import type { Action } from '../action'
+import { getSiteUser } from './get_site_user'
+import { userCreate } from './user_create'
+import { userDelete } from './user_delete'
+import { userGenerateApikey } from './user_generate_apikey'
+import { userList } from './user_list'
+import { userPatch } from './user_patch'
+import { userShow } from './user_show'
+import { userUpdate } from './user_update'
 
-export const actions: Action<any, any>[] = []
+export const actions: Action<any, any>[] = [
+  userCreate,
+  userShow,
+  userList,
+  userUpdate,
+  userPatch,
+  userDelete,
+  userGenerateApikey,
+  getSiteUser,
+]

@@ -1,0 +1,93 @@
+// user_create: register a user account (sysadmins, or anyone when create_user_via_api is on).
+import { z } from 'zod'
+import { defineAction } from '../action'
+import { activities, changeLog, users } from '../../db/schema'
+import { callerName } from '../../context'
+import { NotAuthorized, ValidationError } from '../../errors'
+import { activityRow } from '../../model/activity'
+import { changeRow } from '../../model/changes'
+import {
+  checkUserInput,
+  findUser,
+  forgetUsers,
+  isUniqueViolation,
+  userToDict,
+} from '../../model/user'
+
+export const userCreate = defineAction({
+  name: 'user_create',
+  readOnly: false,
+  allowAnonymous: true,
+  help: `Create a new user account.
+
+Only sysadmins may call this, unless the site allows creating users through the API
+(service.auth.create_user_via_api).
+
+:param name: the login name: 2 to 100 lowercase alphanumeric characters, - or _
+:type name: string
+:param email: the e-mail address, unique on the site
+:type email: string
+:param password: the password (at least service.auth.password_min_length characters)
+:type password: string
+:param id: the id of the new user (optional, sysadmins only)
+:type id: string
+:param fullname: the full name (optional)
+:type fullname: string
+:param about: a description of the user, without links (optional)
+:type about: string
+:param image_url: URL of the user's picture (optional)
+:type image_url: string
+:param sysadmin: make the user a sysadmin (optional, sysadmins only)
+:type sysadmin: bool
+:param state: active or pending (optional, sysadmins only)
+:type state: string
+:param plugin_extras: private data for plugins (optional, sysadmins only)
+:type plugin_extras: dictionary
+:param password_hash: an already hashed password, for imports (optional, sysadmins only)
+:type password_hash: string
+:returns: the new user, including its e-mail address and API key
+:rtype: dictionary`,
+  auth: (ctx) => {
+    if (!ctx.config.bool('service.auth.create_user_via_api'))
+      throw new NotAuthorized(`User ${callerName(ctx)} not authorized to create users via the API`)
+  },
+  // ckan: validation needs the database (unique name and e-mail) and reports all fields at once
+  params: z.looseObject({}),
+  async run(ctx, _params, input) {
+    const privileged = !!ctx.user?.sysadmin || !!ctx.ignoreAuth
+    // ckan: an id is kept only from a sysadmin, and only when no user has it yet
+    let id = ctx.newId()
+    const given = input.id
+    if (privileged && typeof given === 'string' && given !== '' && !(await findUser(ctx, given)))
+      id = given
+    const cleaned = { ...input, id: id === given ? given : undefined }
+    const { values, pluginExtrasGiven } = await checkUserInput(ctx, cleaned)
+
+    const row = {
+      ...values,
+      id,
+      name: values.name!,
+      apikey: ctx.config.bool('service.auth.create_default_api_keys') ? ctx.newId() : null,
+      created: ctx.now(),
+    }
+    // ckan: the new user is the actor of its own "new user" activity
+    const activity = activityRow(ctx, 'new user', id, {})
+    try {
+      await ctx.db.batch([
+        ctx.db.insert(users).values(row),
+        ctx.db.insert(changeLog).values(changeRow('user', id)),
+        ...(activity ? [ctx.db.insert(activities).values({ ...activity, user_id: id })] : []),
+      ])
+    } catch (e) {
+      if (isUniqueViolation(e))
+        throw new ValidationError({ name: ['That login name is not available.'] })
+      throw e
+    }
+    forgetUsers(ctx)
+    const created = (await findUser(ctx, id))!
+    return userToDict(ctx, created, {
+      includePrivate: true,
+      includePluginExtras: !!ctx.user?.sysadmin && pluginExtrasGiven,
+    })
+  },
+})

@@ -1,0 +1,91 @@
+// user_list: the site's (non-deleted) users, as dicts or names, filtered and ordered.
+import { z } from 'zod'
+import { and, asc, eq, like, ne, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
+import { defineAction } from '../action'
+import { packages, users } from '../../db/schema'
+import { NotAuthorized, ValidationError } from '../../errors'
+import { requireCanSeeUsers, siteUserName, userDicts } from '../../model/user'
+import { ckanBool, naturalNumber, optString } from '../../validation/fields'
+
+const createdCount = sql`(select count(*) from ${packages} where ${packages.creator_user_id} = ${users.id} and ${packages.state} = 'active' and ${packages.private} = 0)`
+
+const ORDER: Record<string, SQL | AnyColumn> = {
+  name: users.name,
+  display_name: sql`case when trim(coalesce(${users.fullname}, '')) = '' then ${users.name} else ${users.fullname} end`,
+  id: users.id,
+  fullname: users.fullname,
+  created: users.created,
+  about: users.about,
+  email: users.email,
+  state: users.state,
+  sysadmin: users.sysadmin,
+  number_created_packages: createdCount,
+}
+
+export const userList = defineAction({
+  name: 'user_list',
+  readOnly: true,
+  help: `Return the site's users.
+
+Deleted users are left out, and so is the site user unless asked for.
+
+:param q: only users whose name or full name contains this text (sysadmins also match
+    e-mail addresses) (optional)
+:type q: string
+:param email: only the user with this e-mail address (optional, sysadmins only)
+:type email: string
+:param order_by: name (default), display_name, id, fullname, created, about, email, state,
+    sysadmin or number_created_packages (optional)
+:type order_by: string
+:param all_fields: return user dicts instead of names (optional, default: True)
+:type all_fields: bool
+:param include_site_user: also list the site user (optional, default: False)
+:type include_site_user: bool
+:param limit: the maximum number of users to return (optional)
+:type limit: int
+:param offset: skip this many users (optional)
+:type offset: int
+:rtype: list of dictionaries or strings`,
+  auth: (ctx, input) => {
+    // ckan: filtering by e-mail is for sysadmins (who never reach this rule)
+    if (input.email) throw new NotAuthorized()
+    requireCanSeeUsers(ctx)
+  },
+  params: z.object({
+    q: optString,
+    email: optString,
+    order_by: optString,
+    all_fields: ckanBool(true),
+    include_site_user: ckanBool(false),
+    limit: naturalNumber(),
+    offset: naturalNumber(0),
+  }),
+  async run(ctx, p) {
+    const orderBy = p.order_by || 'name' // seed: name, where CKAN 2.9 uses display_name
+    if (orderBy === 'edits') throw ValidationError.message('order_by=edits is no longer supported')
+    const orderExpr = ORDER[orderBy]
+    if (!orderExpr) {
+      const names = Object.keys(ORDER).map((k) => `'${k}'`)
+      throw new ValidationError({ order_by: [`Value must be one of [${names.join(', ')}]`] })
+    }
+    const where = [ne(users.state, 'deleted')]
+    if (!p.include_site_user) where.push(ne(users.name, siteUserName(ctx)))
+    if (p.email) where.push(eq(users.email, p.email))
+    if (p.q) {
+      // ckan: a plain ILIKE substring match (the caller's % and _ act as wildcards)
+      const pattern = `%${p.q}%`
+      const fields = [like(users.name, pattern), like(users.fullname, pattern)]
+      if (ctx.user?.sysadmin) fields.push(like(users.email, pattern))
+      where.push(or(...fields)!)
+    }
+    const rows = await ctx.db
+      .select()
+      .from(users)
+      .where(and(...where))
+      .orderBy(asc(orderExpr), asc(users.name))
+      .limit(p.limit ?? -1)
+      .offset(p.offset ?? 0)
+    if (!p.all_fields) return rows.map((r) => r.name)
+    return userDicts(ctx, rows)
+  },
+})
