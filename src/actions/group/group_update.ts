@@ -1,0 +1,73 @@
+// group_update: replaces a group's fields and memberships (organization_update shares it).
+import { defineAction } from '../action'
+import type { ActionContext } from '../../context'
+import {
+  groupDict,
+  kindOf,
+  loadGroup,
+  requireCanEditGroup,
+  type GroupDictOptions,
+  type GroupRow,
+} from '../../model/group'
+import { groupParams, saveGroup } from '../../model/member'
+
+/** ckan: update and patch return the dict with up to 10 datasets and no follower count. */
+export const UPDATE_RESULT: GroupDictOptions = {
+  datasets: 10,
+  count: true,
+  extras: true,
+  users: true,
+  groups: true,
+  tags: true,
+  followers: false,
+  forUpdate: true,
+}
+
+export const NOT_FOUND = 'Group was not found.'
+
+export async function loadEditable(
+  ctx: ActionContext,
+  id: unknown,
+  isOrg: boolean,
+): Promise<GroupRow> {
+  const g = await loadGroup(ctx, id, { isOrg, notFound: NOT_FOUND })
+  await requireCanEditGroup(ctx, g)
+  return g
+}
+
+const help = (kind: string) => `Update a ${kind}.
+
+Only the ${kind}'s admins (and sysadmins) may update it. Fields not given keep their values,
+but the member lists are replaced: leaving out users removes every member (admins too), and
+leaving out groups removes the parent ${kind}s.${kind === 'group' ? ' Datasets are replaced only when packages is given.' : ' packages is ignored: datasets join an organization through their owner_org.'}
+Extras are replaced only when a non-empty extras list is given.
+
+:param id: the id or name of the ${kind}
+:type id: string
+
+The other parameters are those of ${kind}_create (name is optional).
+
+:returns: the updated ${kind}
+:rtype: dictionary`
+
+/** group_update / organization_update (`partial` false) and their _patch forms (`partial` true). */
+export function updateAction(o: { name: string; isOrg: boolean; partial: boolean; help?: string }) {
+  const { isOrg, partial } = o
+  const kind = kindOf(isOrg)
+  return defineAction({
+    name: o.name,
+    readOnly: false,
+    help: o.help ?? help(kind),
+    auth: async (ctx, input) => {
+      await loadEditable(ctx, input.id, isOrg)
+    },
+    params: groupParams(false),
+    async run(ctx, params) {
+      const existing = await loadGroup(ctx, params.id, { isOrg, notFound: NOT_FOUND })
+      const row = await saveGroup(ctx, { isOrg, existing, params, partial })
+      return groupDict(ctx, row, UPDATE_RESULT)
+    },
+  })
+}
+
+export const groupUpdate = updateAction({ name: 'group_update', isOrg: false, partial: false })

@@ -1,0 +1,69 @@
+// group_member_create: gives a user a role in a group (organization_member_create shares it).
+import { z } from 'zod'
+import { defineAction } from '../action'
+import { MISSING, reqString } from '../../validation/fields'
+import { callerName, type ActionContext } from '../../context'
+import { NotAuthorized, ValidationError, type ErrorDict } from '../../errors'
+import { hasPermission, CAPACITIES } from '../../auth/permissions'
+import { findGroup, kindOf, type GroupRow } from '../../model/group'
+import { findMembership, loadMemberObject, memberDict, setMembership } from '../../model/member'
+
+/**
+ * ckan: adding or removing members needs the admin role; without an id the rule cannot even
+ * start (2.9 crashes; we answer Missing value).
+ */
+export async function requireCanManageMembers(
+  ctx: ActionContext,
+  id: unknown,
+): Promise<GroupRow | undefined> {
+  if (typeof id !== 'string' || !id) throw new ValidationError({ id: [MISSING] })
+  const g = await findGroup(ctx, id)
+  if (!g || !(await hasPermission(ctx, g.id, 'admin')))
+    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to add members`)
+  return g
+}
+
+const help = (kind: string) => `Make a user a member of a ${kind}, or change their role there.
+
+Only the ${kind}'s admins (and sysadmins) may do this. An admin cannot lower their own role.
+
+:param id: the id or name of the ${kind}
+:type id: string
+:param username: the name or id of the user
+:type username: string
+:param role: "member", "editor" or "admin"
+:type role: string
+:returns: the membership
+:rtype: dictionary`
+
+/** group_member_create and organization_member_create share one implementation. */
+export function memberCreateAction({ name, isOrg }: { name: string; isOrg: boolean }) {
+  const kind = kindOf(isOrg)
+  return defineAction({
+    name,
+    readOnly: false,
+    help: help(kind),
+    auth: async (ctx, input) => {
+      await requireCanManageMembers(ctx, input.id)
+    },
+    params: z.object({ id: reqString, username: reqString, role: reqString }),
+    async run(ctx, p) {
+      const errors: ErrorDict = {}
+      const g = await findGroup(ctx, p.id)
+      if (!g) errors.id = ['That group name or ID does not exist.']
+      const user = await loadMemberObject(ctx, 'user', p.username).catch(() => undefined)
+      if (!user) errors.username = ['Not found: User']
+      if (!(CAPACITIES as readonly string[]).includes(p.role))
+        errors.role = ['role does not exist.']
+      if (Object.keys(errors).length) throw new ValidationError(errors)
+      if (user!.id === ctx.user?.id && p.role !== 'admin') {
+        const current = await findMembership(ctx, g!.id, 'user', user!.id)
+        if (current?.capacity === 'admin')
+          throw new NotAuthorized('Administrators cannot revoke their own admin status')
+      }
+      return memberDict(await setMembership(ctx, g!.id, 'user', user!.id, p.role))
+    },
+  })
+}
+
+export const groupMemberCreate = memberCreateAction({ name: 'group_member_create', isOrg: false })

@@ -1,0 +1,36 @@
+// member_delete: removes a dataset, user or group from a group or organization.
+import { z } from 'zod'
+import { defineAction } from '../action'
+import { reqString } from '../../validation/fields'
+import { loadGroup } from '../../model/group'
+import { endMembership, loadMemberObject, requireCanEditMembers } from '../../model/member'
+import { GROUP_NOT_FOUND } from './member_create'
+
+export const memberDelete = defineAction({
+  name: 'member_delete',
+  readOnly: false,
+  help: `Remove an object from a group or organization.
+
+Members of a group may remove datasets from it; everything else needs the admin role.
+Nothing happens when the object is not a member.
+
+:param id: the id or name of the group or organization
+:type id: string
+:param object: the id or name of the dataset, user or group
+:type object: string
+:param object_type: "package", "user" or "group"
+:type object_type: string`,
+  validateFirst: true,
+  auth: async (ctx, input) => {
+    const g = await loadGroup(ctx, input.id, { notFound: GROUP_NOT_FOUND })
+    await loadMemberObject(ctx, String(input.object_type), String(input.object))
+    await requireCanEditMembers(ctx, g, input.object_type)
+  },
+  params: z.object({ id: reqString, object: reqString, object_type: reqString }),
+  async run(ctx, p) {
+    const g = await loadGroup(ctx, p.id, { notFound: GROUP_NOT_FOUND })
+    const obj = await loadMemberObject(ctx, p.object_type, p.object)
+    await endMembership(ctx, g.id, obj.tableName, obj.id)
+    return null
+  },
+})
