@@ -23,8 +23,27 @@ const escapeHtml = (s: string) =>
     .replaceAll('"', '&quot;')
     .replaceAll("'", '&#x27;')
 
+const frozen = new WeakSet<object>()
+const serialized = new WeakMap<object, string>()
+
+/**
+ * Marks a result object as shared and never mutated (e.g. a cached dataset dict), so its JSON
+ * text can be reused by every response that returns it.
+ */
+export function markImmutable<T extends object>(value: T): T {
+  frozen.add(value)
+  return value
+}
+
+function resultJson(result: unknown): string {
+  if (result === null || typeof result !== 'object' || !frozen.has(result)) return asciiJson(result)
+  let text = serialized.get(result)
+  if (text === undefined) serialized.set(result, (text = asciiJson(result)))
+  return text
+}
+
 export function ok(help: string, result: unknown, callback?: string): Response {
-  const body = asciiJson({ help, success: true, result })
+  const body = `{"help":${asciiJson(help)},"success":true,"result":${resultJson(result)}}`
   if (callback !== undefined) {
     // ckan: JSONP only for successful GET requests
     return new Response(`${escapeHtml(callback)}(${body});`, {

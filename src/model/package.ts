@@ -16,6 +16,7 @@ import { MISSING } from '../validation/fields'
 import { displayName, imageDisplayUrl } from './group-display'
 import { licenseFields } from './license'
 import { resourceToDict } from './resource'
+import { markImmutable } from '../http/envelope'
 
 export type PackageRow = typeof packages.$inferSelect
 export type PackageDict = Record<string, unknown> & {
@@ -112,6 +113,7 @@ export async function packageDicts(ctx: ActionContext, ids: string[]): Promise<M
   for (const [id, dict] of built) {
     out.set(id, dict)
     if (cacheable) {
+      markImmutable(dict)
       ctx.caches.packages.set(id, { id, name: dict.name, dict })
       ctx.caches.packageNames.set(dict.name, id)
     }

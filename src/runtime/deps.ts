@@ -7,9 +7,14 @@ import { Caches } from '../model/cache'
 import { ChangeFeed } from '../model/changes'
 import { loadRuntimeConfig } from '../model/config'
 
-export function buildDeps(config: Config, db: CatalogDb): Deps {
+export interface BuildOptions {
+  /** A cheap way to read the newest change-log seq (see ChangeFeed). */
+  headProbe?: () => number | Promise<number>
+}
+
+export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}): Deps {
   const caches = new Caches()
-  const changes = new ChangeFeed(db)
+  const changes = new ChangeFeed(db, opts.headProbe)
   changes.subscribe((batch) => caches.apply(batch))
   changes.subscribe(async (batch) => {
     if (batch.some((c) => c.entity_type === 'config')) await loadRuntimeConfig(db, config)

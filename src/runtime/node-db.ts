@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createClient, type Client } from '@libsql/client'
+import Database from 'libsql'
 import { drizzle } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
 import { schema } from '../db/schema'
@@ -13,6 +14,9 @@ export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '
 export interface OpenedDb {
   db: CatalogDb
   client: Client
+  /** Newest change-log seq through a synchronous prepared statement (embedded files only). */
+  headProbe?: () => number
+  close(): void
 }
 
 export async function openCatalogDb(url: string, authToken?: string): Promise<OpenedDb> {
@@ -29,5 +33,23 @@ export async function openCatalogDb(url: string, authToken?: string): Promise<Op
   }
   const db = drizzle(client, { schema })
   await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
-  return { db, client }
+  let headProbe: (() => number) | undefined
+  let probeDb: Database.Database | undefined
+  if (url.startsWith('file:') && !url.includes(':memory:')) {
+    probeDb = new Database(url.slice(5).split('?')[0]!)
+    const stmt = probeDb.prepare('SELECT seq FROM change_log ORDER BY seq DESC LIMIT 1').raw(true)
+    headProbe = () => {
+      const row = stmt.get() as [number] | undefined
+      return row ? Number(row[0]) : 0
+    }
+  }
+  return {
+    db,
+    client,
+    headProbe,
+    close() {
+      probeDb?.close()
+      client.close()
+    },
+  }
 }

@@ -55,12 +55,13 @@ describe('over a real socket', () => {
 
   it('accepts the key in every supported header', async () => {
     const admin = await t.make.sysadmin()
-    for (const headers of [
+    const variants: Record<string, string>[] = [
       { authorization: admin.apikey },
       { authorization: `Bearer ${admin.apikey}` },
       { 'X-CKAN-API-Key': admin.apikey },
       { 'X-SERVICE-API-Key': admin.apikey },
-    ]) {
+    ]
+    for (const headers of variants) {
       const res = await fetch(`${server.url}/api/3/action/config_option_list`, { method: 'POST', headers })
       expect(res.status).toBe(200)
     }
