@@ -1,4 +1,15 @@
 // The resource actions, for the registry.
 import type { Action } from '../action'
+import { resourceCreate } from './resource_create'
+import { resourceDelete } from './resource_delete'
+import { resourcePatch } from './resource_patch'
+import { resourceShow } from './resource_show'
+import { resourceUpdate } from './resource_update'
 
-export const actions: Action<any, any>[] = []
+export const actions: Action<any, any>[] = [
+  resourceCreate,
+  resourceShow,
+  resourceUpdate,
+  resourcePatch,
+  resourceDelete,
+]

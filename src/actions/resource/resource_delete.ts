@@ -1,0 +1,28 @@
+// resource_delete: removes a resource from its dataset (it is kept, marked deleted).
+import { z } from 'zod'
+import { defineAction } from '../action'
+import {
+  authorizeResourceWrite,
+  deleteResource,
+  loadResource,
+  requireId,
+} from '../../model/resource-write'
+
+export const resourceDelete = defineAction({
+  name: 'resource_delete',
+  readOnly: false,
+  // ckan: an unknown resource is a 404 even for anonymous callers
+  allowAnonymous: true,
+  help: `Delete a resource from its dataset.
+
+Anyone allowed to edit the dataset may delete its resources.
+
+:param id: the id of the resource
+:type id: string`,
+  auth: (ctx, input) => authorizeResourceWrite(ctx, 'resource_delete', input, 'delete'),
+  params: z.record(z.string(), z.unknown()),
+  async run(ctx, _params, input) {
+    await deleteResource(ctx, await loadResource(ctx, requireId(input)))
+    return null // ckan: resource_delete returns nothing
+  },
+})

@@ -1,0 +1,247 @@
+// What a dataset write needs from the database, read in one batch, and the checks that depend on it.
+import { and, eq, inArray, or } from 'drizzle-orm'
+import { groups, packages, resources, tags, vocabularies } from '../db/schema'
+import { callerName, type ActionContext } from '../context'
+import { NotAuthorized, NotFound, type ErrorDict } from '../errors'
+import { hasPermission } from '../auth/permissions'
+import { canCreatePackage, canEditPackage } from '../auth/rules'
+import { isMissing } from '../validation/fields'
+import { asText, type PackageInput } from './package-validate'
+import type { GroupRow } from './package-dict'
+import type { PackageDict, PackageRow } from './package'
+import type { ResourceRow } from './resource'
+
+// Per request (keyed by its memo map, so it goes with the request): group ref → row or null.
+const knownGroups = new WeakMap<ActionContext['memo'], Map<string, GroupRow | null>>()
+
+/**
+ * Active groups and organizations by id or name (an id wins over a name), memoised per request
+ * so that an action's auth rule and its run share one query.
+ */
+export async function groupsByRef(
+  ctx: ActionContext,
+  refs: string[],
+): Promise<Map<string, GroupRow | null>> {
+  let known = knownGroups.get(ctx.memo)
+  if (!known) knownGroups.set(ctx.memo, (known = new Map()))
+  const missing = [...new Set(refs)].filter((r) => !known.has(r))
+  if (missing.length) {
+    const rows = await ctx.db
+      .select()
+      .from(groups)
+      .where(
+        and(
+          or(inArray(groups.id, missing), inArray(groups.name, missing)),
+          eq(groups.state, 'active'),
+        ),
+      )
+    rememberGroups(known, missing, rows)
+  }
+  return known
+}
+
+function rememberGroups(known: Map<string, GroupRow | null>, refs: string[], rows: GroupRow[]) {
+  for (const ref of refs)
+    known.set(ref, rows.find((g) => g.id === ref) ?? rows.find((g) => g.name === ref) ?? null)
+}
+
+/** ckan: group references in a data dict: dicts with id or name, or bare strings. */
+export function groupRefs(raw: unknown): string[] {
+  if (!Array.isArray(raw)) return []
+  const out: string[] = []
+  for (const g of raw) {
+    const ref =
+      g && typeof g === 'object'
+        ? (g as Record<string, unknown>).id || (g as Record<string, unknown>).name
+        : g
+    if (!isMissing(ref)) out.push(asText(ref))
+  }
+  return out
+}
+
+async function requireGroupsManageable(ctx: ActionContext, refs: string[], current: Set<string>) {
+  if (!refs.length) return
+  const found = await groupsByRef(ctx, refs)
+  const rows: GroupRow[] = []
+  for (const ref of refs) {
+    const g = found.get(ref)
+    if (!g) throw new NotFound('Group was not found.')
+    rows.push(g)
+  }
+  for (const g of rows) {
+    if (current.has(g.id)) continue
+    if (!(await hasPermission(ctx, g.id, 'manage_group')))
+      throw new NotAuthorized(`User ${callerName(ctx)} not authorized to edit these groups`)
+  }
+}
+
+/** ckan package_create authorization: creating at all, the listed groups, then the organization. */
+export async function authorizeCreate(ctx: ActionContext, raw: Record<string, unknown>) {
+  const who = callerName(ctx)
+  if (!(await canCreatePackage(ctx, null)))
+    throw new NotAuthorized(`User ${who} not authorized to create packages`)
+  const refs = groupRefs(raw.groups)
+  const org =
+    isMissing(raw.owner_org) || typeof raw.owner_org === 'object'
+      ? undefined
+      : asText(raw.owner_org)
+  if (org) await groupsByRef(ctx, [...refs, org]) // one query for both
+  await requireGroupsManageable(ctx, refs, new Set())
+  if (org) {
+    const o = (await groupsByRef(ctx, [org])).get(org)
+    if (!o || !(await hasPermission(ctx, o.id, 'create_dataset')))
+      throw new NotAuthorized(`User ${who} not authorized to add dataset to this organization`)
+  }
+}
+
+/** ckan package_update authorization: edit rights, then manage_group on groups being added. */
+export async function authorizeUpdate(
+  ctx: ActionContext,
+  raw: Record<string, unknown>,
+  pkg: PackageRow,
+  current: PackageDict,
+) {
+  if (!(await canEditPackage(ctx, pkg)))
+    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to edit package ${pkg.id}`)
+  const ids = new Set((current.groups as { id: string }[]).map((g) => g.id))
+  await requireGroupsManageable(ctx, groupRefs(raw.groups), ids)
+}
+
+export interface Lookups {
+  groups: Map<string, GroupRow | null>
+  /** Datasets holding the wanted name or id. */
+  clashes: { id: string; name: string; state: string }[]
+  vocabularies: { id: string; name: string }[]
+  tags: { id: string; name: string; vocabulary_id: string }[]
+  /** Resource rows with a given id, plus (update) every resource of the dataset. */
+  resources: ResourceRow[]
+  /** Datasets named by relationships. */
+  others: { id: string; name: string }[]
+}
+
+/** Reads everything the write of `input` needs, in one batch. */
+export async function lookup(
+  ctx: ActionContext,
+  input: PackageInput,
+  target: PackageRow | null,
+): Promise<Lookups> {
+  const db = ctx.db
+  const out: Lookups = {
+    groups: new Map(),
+    clashes: [],
+    vocabularies: [],
+    tags: [],
+    resources: [],
+    others: [],
+  }
+  const queries: { run: unknown; take: (rows: never[]) => void }[] = []
+  const q = <T>(run: unknown, take: (rows: T[]) => void) =>
+    queries.push({ run, take: take as (rows: never[]) => void })
+
+  const groupWanted = [...(input.groups ?? [])]
+  if (input.owner_org && input.owner_org !== target?.owner_org) groupWanted.push(input.owner_org)
+  const known = await groupsByRef(ctx, [])
+  const groupMissing = [...new Set(groupWanted)].filter((r) => !known.has(r))
+  if (groupMissing.length)
+    q<GroupRow>(
+      db
+        .select()
+        .from(groups)
+        .where(
+          and(
+            or(inArray(groups.id, groupMissing), inArray(groups.name, groupMissing)),
+            eq(groups.state, 'active'),
+          ),
+        ),
+      (rows) => rememberGroups(known, groupMissing, rows),
+    )
+  out.groups = known
+
+  const names = input.name !== undefined && input.name !== target?.name ? [input.name] : []
+  if (names.length || input.id) {
+    const cond = input.id
+      ? or(eq(packages.id, input.id), ...names.map((n) => eq(packages.name, n)))
+      : eq(packages.name, names[0]!)
+    q<Lookups['clashes'][number]>(
+      db
+        .select({ id: packages.id, name: packages.name, state: packages.state })
+        .from(packages)
+        .where(cond),
+      (rows) => (out.clashes = rows),
+    )
+  }
+  const vocabRefs = [
+    ...new Set((input.tags ?? []).map((t) => t.vocabulary_id).filter((v): v is string => !!v)),
+  ]
+  if (vocabRefs.length)
+    q<Lookups['vocabularies'][number]>(
+      db
+        .select()
+        .from(vocabularies)
+        .where(or(inArray(vocabularies.id, vocabRefs), inArray(vocabularies.name, vocabRefs))),
+      (rows) => (out.vocabularies = rows),
+    )
+  const tagNames = [...new Set((input.tags ?? []).map((t) => t.name))]
+  if (tagNames.length)
+    q<Lookups['tags'][number]>(
+      db.select().from(tags).where(inArray(tags.name, tagNames)),
+      (rows) => (out.tags = rows),
+    )
+  const resIds = (input.resources ?? [])
+    .map((r) => r.core.id as string | undefined)
+    .filter((x): x is string => !!x)
+  if (resIds.length || target) {
+    const conds = [
+      ...(resIds.length ? [inArray(resources.id, resIds)] : []),
+      ...(target ? [eq(resources.package_id, target.id)] : []),
+    ]
+    q<ResourceRow>(
+      db
+        .select()
+        .from(resources)
+        .where(or(...conds)),
+      (rows) => (out.resources = rows),
+    )
+  }
+  const otherRefs = [
+    ...new Set(
+      [...(input.relationships_as_subject ?? []), ...(input.relationships_as_object ?? [])]
+        .map((r) => r.other)
+        .filter(Boolean),
+    ),
+  ]
+  if (otherRefs.length)
+    q<Lookups['others'][number]>(
+      db
+        .select({ id: packages.id, name: packages.name })
+        .from(packages)
+        .where(or(inArray(packages.id, otherRefs), inArray(packages.name, otherRefs))),
+      (rows) => (out.others = rows),
+    )
+  if (queries.length) {
+    const results = (await db.batch(queries.map((x) => x.run) as never)) as never[][]
+    queries.forEach((x, i) => x.take(results[i]!))
+  }
+  return out
+}
+
+/** Adds `msg` under `field` of an error dict. */
+export function addError(errors: ErrorDict, field: string, msg: string) {
+  const list = (errors[field] as string[] | undefined) ?? []
+  list.push(msg)
+  errors[field] = list
+}
+
+/** Adds `msg` under `field` of item `i` of a parallel error list. */
+export function addItemError(
+  errors: ErrorDict,
+  key: string,
+  count: number,
+  i: number,
+  field: string,
+  msg: string,
+) {
+  const list = (errors[key] as ErrorDict[] | undefined) ?? Array.from({ length: count }, () => ({}))
+  addError(list[i]!, field, msg)
+  errors[key] = list
+}

@@ -1,0 +1,179 @@
+// Resource lookups and writes: each change rewrites its dataset's dict, change log and activity in one batch.
+import { and, eq, gt, sql } from 'drizzle-orm'
+import { activities, changeLog, packages, resources } from '../db/schema'
+import { callerName, type ActionContext } from '../context'
+import { NotAuthorized, NotFound, ValidationError } from '../errors'
+import { canEditPackage, canReadPackage } from '../auth/rules'
+import { isMissing, MISSING } from '../validation/fields'
+import { activityRow } from './activity'
+import { changeRow } from './changes'
+import { loadPackage, packageDict, type PackageDict, type PackageRow } from './package'
+import { runWrite } from './package-write'
+import { checkResource } from './package-validate'
+import { mergeResource } from './resource-merge'
+import { resourceToDict, type ResourceRow } from './resource'
+
+type Stmt = Parameters<ActionContext['db']['batch']>[0][number]
+
+/** A raw id parameter: a Validation Error when absent. */
+export function requireId(input: Record<string, unknown>, key = 'id'): string {
+  const v = input[key]
+  if (isMissing(v) || typeof v === 'object') throw new ValidationError({ [key]: [MISSING] })
+  return String(v)
+}
+
+/** The resource row with this id, in any state; memoised per request. NotFound(`notFound`) if none. */
+export function loadResource(
+  ctx: ActionContext,
+  id: string,
+  notFound?: string,
+): Promise<ResourceRow> {
+  const key = `resource:${id}`
+  let p = ctx.memo.get(key) as Promise<ResourceRow> | undefined
+  if (!p) {
+    p = ctx.db
+      .select()
+      .from(resources)
+      .where(eq(resources.id, id))
+      .limit(1)
+      .then(([row]) => {
+        if (!row) throw new NotFound(notFound)
+        return row
+      })
+    ctx.memo.set(key, p)
+    p.catch(() => ctx.memo.delete(key))
+  }
+  return p
+}
+
+/** The resource and its dataset for a write: 404s first, then anonymous, then edit rights. */
+export async function authorizeResourceWrite(
+  ctx: ActionContext,
+  action: string,
+  input: Record<string, unknown>,
+  verb: 'edit' | 'delete',
+  notFound?: string,
+) {
+  const res = await loadResource(ctx, requireId(input), notFound)
+  const pkg = await loadPackage(ctx, res.package_id)
+  if (!ctx.user) throw new NotAuthorized(`Action ${action} requires an authenticated user`)
+  if (!(await canEditPackage(ctx, pkg)))
+    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to ${verb} resource ${res.id}`)
+}
+
+/** The resource as its dataset's dict shows it; NotFound when the dataset does not list it. */
+export async function shownResource(ctx: ActionContext, res: ResourceRow) {
+  const dict = await packageDict(ctx, res.package_id)
+  const shown = dict.resources.find((r) => r.id === res.id)
+  if (!shown) throw new NotFound('Resource was not found.')
+  return { dict, shown }
+}
+
+/** Whether the caller may read the resource's dataset (resource_show). */
+export async function requireCanReadResource(ctx: ActionContext, res: ResourceRow) {
+  const pkg = await loadPackage(ctx, res.package_id)
+  if (!(await canReadPackage(ctx, pkg)))
+    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to read resource ${res.id}`)
+}
+
+/**
+ * Writes `row` (a new or changed resource of `pkg`) with the dataset bump, change log and
+ * activity, and returns the resource dict. Validation errors are the resource's own.
+ */
+export async function saveResource(
+  ctx: ActionContext,
+  pkg: PackageRow,
+  raw: Record<string, unknown>,
+  existing: ResourceRow | undefined,
+): Promise<Record<string, unknown>> {
+  const { res, errors } = checkResource(raw)
+  if (res.core.id && !existing) {
+    const [clash] = await ctx.db
+      .select()
+      .from(resources)
+      .where(eq(resources.id, res.core.id as string))
+      .limit(1)
+    if (clash?.state === 'active') errors.id = ['Resource id already exists.']
+    else existing = clash
+  }
+  if (Object.keys(errors).length) throw new ValidationError(errors)
+  const dict = await packageDict(ctx, pkg.id)
+  const now = ctx.now()
+  const position =
+    existing?.state === 'active' && existing.package_id === pkg.id
+      ? existing.position
+      : dict.resources.reduce((m, r) => Math.max(m, (r.position as number) + 1), 0)
+  const row = mergeResource(existing, res, {
+    id: (res.core.id as string) ?? ctx.newId(),
+    packageId: pkg.id,
+    position,
+    now,
+  })
+  const stmt = existing
+    ? ctx.db.update(resources).set(row).where(eq(resources.id, row.id))
+    : ctx.db.insert(resources).values(row)
+  const siteUrl = ctx.config.str('service.site_url')
+  const others = dict.resources.filter((r) => r.id !== row.id)
+  const list = [...others, resourceToDict(row, siteUrl)].sort(
+    (a, b) => (a.position as number) - (b.position as number),
+  )
+  await commitDatasetChange(ctx, pkg, dict, list, now, [stmt])
+  return resourceToDict(row, siteUrl)
+}
+
+/** Marks a resource deleted and closes the gap in its dataset's positions. */
+export async function deleteResource(ctx: ActionContext, res: ResourceRow) {
+  const pkg = await loadPackage(ctx, res.package_id)
+  const dict = await packageDict(ctx, pkg.id)
+  const now = ctx.now()
+  const stmts: Stmt[] = [
+    ctx.db
+      .update(resources)
+      .set({ state: 'deleted', metadata_modified: now })
+      .where(eq(resources.id, res.id)),
+  ]
+  if (res.state === 'active')
+    stmts.push(
+      ctx.db
+        .update(resources)
+        .set({ position: sql`${resources.position} - 1` })
+        .where(
+          and(
+            eq(resources.package_id, pkg.id),
+            eq(resources.state, 'active'),
+            gt(resources.position, res.position),
+          ),
+        ),
+    )
+  const list = dict.resources
+    .filter((r) => r.id !== res.id)
+    .map((r) =>
+      (r.position as number) > res.position ? { ...r, position: (r.position as number) - 1 } : r,
+    )
+  await commitDatasetChange(ctx, pkg, dict, list, now, stmts)
+}
+
+/** The dataset side of a resource change: metadata_modified, change log, activity, caches. */
+async function commitDatasetChange(
+  ctx: ActionContext,
+  pkg: PackageRow,
+  dict: PackageDict,
+  list: Record<string, unknown>[],
+  now: string,
+  stmts: Stmt[],
+) {
+  const next: PackageDict = {
+    ...dict,
+    metadata_modified: now,
+    num_resources: list.length,
+    resources: list,
+  }
+  stmts.push(ctx.db.update(packages).set({ metadata_modified: now }).where(eq(packages.id, pkg.id)))
+  stmts.push(ctx.db.insert(changeLog).values(changeRow('package', pkg.id)))
+  // ckan: resource changes are "changed package" activities; private datasets record none
+  if (!pkg.private) {
+    const act = activityRow(ctx, 'changed package', pkg.id, { package: next })
+    if (act) stmts.push(ctx.db.insert(activities).values(act))
+  }
+  await runWrite(ctx, stmts, [pkg.id])
+}
