@@ -4,6 +4,7 @@ import type { CatalogDb } from './db/types'
 import type { ChangeFeed } from './model/changes'
 import type { Caches } from './model/cache'
 import type { users } from './db/schema'
+import type { WriteBatcher } from './model/write-batcher'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -16,6 +17,8 @@ export interface Deps {
   now: () => string
   /** A new random UUID. */
   newId: () => string
+  /** Group commit of write batches (see write-batcher.ts). */
+  writer: WriteBatcher
 }
 
 export interface ActionContext extends Deps {

@@ -288,7 +288,7 @@ async function write(
 /** Runs a dataset write batch, maps unique-index races to CKAN's messages, and drops stale dicts. */
 export async function runWrite(ctx: ActionContext, stmts: Stmt[], changedIds: string[]) {
   try {
-    await ctx.db.batch(stmts as [Stmt, ...Stmt[]])
+    await ctx.writer.write(stmts)
   } catch (e) {
     const msg = errorText(e)
     if (msg.includes('package.name')) throw new ValidationError({ name: [NAME_IN_USE] })

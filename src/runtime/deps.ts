@@ -3,13 +3,17 @@ import type { Config } from '../config/load'
 import type { Deps } from '../context'
 import { nowIso } from '../context'
 import type { CatalogDb } from '../db/types'
+import { clientExecutor, type WriteExecutor } from '../db/executor'
 import { Caches } from '../model/cache'
 import { ChangeFeed } from '../model/changes'
+import { WriteBatcher } from '../model/write-batcher'
 import { loadRuntimeConfig } from '../model/config'
 
 export interface BuildOptions {
   /** A cheap way to read the newest change-log seq (see ChangeFeed). */
   headProbe?: () => number | Promise<number>
+  /** Runs write transactions; default: the libSQL client's batch. */
+  writeExecutor?: WriteExecutor
 }
 
 export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}): Deps {
@@ -19,7 +23,15 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
   changes.subscribe(async (batch) => {
     if (batch.some((c) => c.entity_type === 'config')) await loadRuntimeConfig(db, config)
   })
-  return { db, config, changes, caches, now: nowIso, newId: () => crypto.randomUUID() }
+  return {
+    db,
+    config,
+    changes,
+    caches,
+    now: nowIso,
+    newId: () => crypto.randomUUID(),
+    writer: new WriteBatcher(opts.writeExecutor ?? clientExecutor(db.$client)),
+  }
 }
 
 /** Loads what a fresh process needs before serving (runtime config overlay). */

@@ -8,6 +8,7 @@ import { drizzle } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
 import { schema } from '../db/schema'
 import type { CatalogDb } from '../db/types'
+import type { WriteExecutor } from '../db/executor'
 
 export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle')
 
@@ -16,7 +17,32 @@ export interface OpenedDb {
   client: Client
   /** Newest change-log seq through a synchronous prepared statement (embedded files only). */
   headProbe?: () => number
+  /** Write transactions on a synchronous connection with cached prepared statements (files only). */
+  writeExecutor?: WriteExecutor
   close(): void
+}
+
+/** One transaction per call on a synchronous connection; statements prepared once per SQL text. */
+function syncExecutor(conn: Database.Database): WriteExecutor {
+  const cache = new Map<string, Database.Statement>()
+  const prepare = (sql: string) => {
+    let st = cache.get(sql)
+    if (!st) {
+      if (cache.size > 500) cache.clear()
+      cache.set(sql, (st = conn.prepare(sql)))
+    }
+    return st
+  }
+  return async (stmts) => {
+    conn.exec('BEGIN IMMEDIATE')
+    try {
+      for (const s of stmts) prepare(s.sql).run(s.args)
+      conn.exec('COMMIT')
+    } catch (e) {
+      if (conn.inTransaction) conn.exec('ROLLBACK')
+      throw e
+    }
+  }
 }
 
 export async function openCatalogDb(url: string, authToken?: string): Promise<OpenedDb> {
@@ -34,21 +60,26 @@ export async function openCatalogDb(url: string, authToken?: string): Promise<Op
   const db = drizzle(client, { schema })
   await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
   let headProbe: (() => number) | undefined
-  let probeDb: Database.Database | undefined
+  let writeExecutor: WriteExecutor | undefined
+  let syncDb: Database.Database | undefined
   if (url.startsWith('file:') && !url.includes(':memory:')) {
-    probeDb = new Database(url.slice(5).split('?')[0]!)
-    const stmt = probeDb.prepare('SELECT seq FROM change_log ORDER BY seq DESC LIMIT 1').raw(true)
+    // The synchronous driver is 3-6x cheaper per statement and keeps prepared statements.
+    syncDb = new Database(url.slice(5).split('?')[0]!)
+    syncDb.exec('PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=8000')
+    const head = syncDb.prepare('SELECT seq FROM change_log ORDER BY seq DESC LIMIT 1').raw(true)
     headProbe = () => {
-      const row = stmt.get() as [number] | undefined
+      const row = head.get() as [number] | undefined
       return row ? Number(row[0]) : 0
     }
+    writeExecutor = syncExecutor(syncDb)
   }
   return {
     db,
     client,
     headProbe,
+    writeExecutor,
     close() {
-      probeDb?.close()
+      syncDb?.close()
       client.close()
     },
   }

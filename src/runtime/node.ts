@@ -10,8 +10,8 @@ import { listSysadmins } from '../model/sysadmin'
 const env = process.env
 const config = loadConfig(env)
 const url = env.DATABASE_URL ?? 'file:./data/catalogue.db'
-const { db, headProbe } = await openCatalogDb(url, env.DATABASE_AUTH_TOKEN)
-const deps = buildDeps(config, db, { headProbe })
+const { db, headProbe, writeExecutor } = await openCatalogDb(url, env.DATABASE_AUTH_TOKEN)
+const deps = buildDeps(config, db, { headProbe, writeExecutor })
 await warmUp(deps)
 
 const { created } = await ensureSiteUser(deps)

@@ -36,9 +36,9 @@ export interface CallResult {
 
 export async function setup(overrides: Record<string, string> = {}) {
   const file = tempDbFile()
-  const { db, client, headProbe } = await openCatalogDb(`file:${file}`)
+  const { db, client, headProbe, writeExecutor } = await openCatalogDb(`file:${file}`)
   const config = loadConfig({ ...TEST_PROFILE, ...overrides })
-  const deps = buildDeps(config, db, { headProbe })
+  const deps = buildDeps(config, db, { headProbe, writeExecutor })
   await warmUp(deps)
   const app = createApp(deps)
 

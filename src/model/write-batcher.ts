@@ -1,0 +1,86 @@
+// Group commit: write batches that arrive together share one transaction (one commit, shared pages).
+import type { BatchItem } from 'drizzle-orm/batch'
+import type { RawStatement, WriteExecutor } from '../db/executor'
+
+/** A drizzle query, or plain SQL with its arguments. */
+export type Stmt = BatchItem<'sqlite'> | RawStatement
+
+interface Pending {
+  stmts: RawStatement[]
+  resolve: () => void
+  reject: (err: unknown) => void
+}
+
+type Compilable = { toSQL?(): Query; getQuery?(): Query }
+type Query = { sql: string; params: unknown[] }
+
+const toRaw = (s: Stmt): RawStatement => {
+  if ('sql' in s && 'args' in s) return s as RawStatement
+  const c = s as unknown as Compilable
+  // Query builders have toSQL(); db.run(sql`...`) has getQuery().
+  const q = c.toSQL ? c.toSQL() : c.getQuery!()
+  return { sql: q.sql, args: q.params as RawStatement['args'] }
+}
+
+/**
+ * Collects the batches submitted during one turn of the event loop and commits them as one
+ * transaction. Each caller still gets all-or-nothing: if the combined transaction fails, every
+ * batch is retried on its own so that only the faulty one fails.
+ */
+export class WriteBatcher {
+  private queue: Pending[] = []
+  private scheduled = false
+
+  constructor(
+    private readonly exec: WriteExecutor,
+    private readonly maxStatements = 5000,
+  ) {}
+
+  write(stmts: Stmt[]): Promise<void> {
+    const raw = stmts.map(toRaw)
+    return new Promise((resolve, reject) => {
+      this.queue.push({ stmts: raw, resolve, reject })
+      if (!this.scheduled) {
+        this.scheduled = true
+        setTimeout(() => void this.flush(), 0)
+      }
+    })
+  }
+
+  private async flush() {
+    this.scheduled = false
+    while (this.queue.length) {
+      const group: Pending[] = []
+      let size = 0
+      while (
+        this.queue.length &&
+        (group.length === 0 || size + this.queue[0]!.stmts.length <= this.maxStatements)
+      ) {
+        const p = this.queue.shift()!
+        group.push(p)
+        size += p.stmts.length
+      }
+      await this.commit(group)
+    }
+  }
+
+  private async commit(group: Pending[]) {
+    if (group.length > 1) {
+      try {
+        await this.exec(group.flatMap((g) => g.stmts))
+        for (const g of group) g.resolve()
+        return
+      } catch {
+        // One of them is at fault (e.g. a name taken meanwhile): find out which, one by one.
+      }
+    }
+    for (const g of group) {
+      try {
+        await this.exec(g.stmts)
+        g.resolve()
+      } catch (e) {
+        g.reject(e)
+      }
+    }
+  }
+}
