@@ -1,4 +1,5 @@
 // The child rows of a dataset being written (resources, tags, groups, relationships) and their dict items.
+import { rawInsert } from '../db/raw-insert'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import {
   changeLog,
@@ -17,7 +18,7 @@ import { mergeResource } from './resource-merge'
 import type { ResourceRow } from './resource'
 import { groupEntry, relationshipEntry, type GroupRow, type RelationshipRow } from './package-dict'
 
-type Stmt = Parameters<ActionContext['db']['batch']>[0][number]
+import type { Stmt } from './write-batcher'
 
 /**
  * The dataset's resources become exactly `given`, in order: known ids are updated in place, the
@@ -61,7 +62,7 @@ export function planResources(
   for (const x of rows)
     if (byId.has(x.id)) stmts.push(db.update(resources).set(x).where(eq(resources.id, x.id)))
   const inserts = rows.filter((x) => !byId.has(x.id))
-  if (inserts.length) stmts.push(db.insert(resources).values(inserts))
+  if (inserts.length) stmts.push(rawInsert(resources, inserts))
   return rows
 }
 
@@ -84,7 +85,7 @@ export function planTags(
   })
   if (update) stmts.push(db.delete(packageTags).where(eq(packageTags.package_id, id)))
   const fresh = rows.filter((t) => !t.found).map(({ found: _f, ...t }) => t)
-  if (fresh.length) stmts.push(db.insert(tags).values(fresh).onConflictDoNothing())
+  if (fresh.length) stmts.push(rawInsert(tags, fresh, { onConflictDoNothing: true }))
   if (rows.length) {
     const values = sql.join(
       rows.map((t) => sql`(${ctx.newId()}, ${t.name}, ${t.vocabulary_id})`),

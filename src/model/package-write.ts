@@ -1,4 +1,5 @@
 // package_create / package_update: validate a dataset dict, write it in one batch, return its dict.
+import { rawInsert } from '../db/raw-insert'
 import { eq } from 'drizzle-orm'
 import { activities, changeLog, packageExtras, packages } from '../db/schema'
 import type { ActionContext } from '../context'
@@ -22,7 +23,7 @@ import {
   type PackageInput,
 } from './package-validate'
 
-type Stmt = Parameters<ActionContext['db']['batch']>[0][number]
+import type { Stmt } from './write-batcher'
 
 const NAME_IN_USE = 'That URL is already in use.'
 
@@ -208,7 +209,7 @@ async function write(
     changed.push(r.renameDeleted)
   }
   stmts.push(
-    old ? db.update(packages).set(row).where(eq(packages.id, id)) : db.insert(packages).values(row),
+    old ? db.update(packages).set(row).where(eq(packages.id, id)) : rawInsert(packages, [row]),
   )
 
   const finalResources = planResources(
@@ -227,9 +228,8 @@ async function write(
   if (old) stmts.push(db.delete(packageExtras).where(eq(packageExtras.package_id, id)))
   if (extras.length)
     stmts.push(
-      db
-        .insert(packageExtras)
-        .values(
+      rawInsert(
+        packageExtras,
           extras.map((e) => ({ id: ctx.newId(), package_id: id, key: e.key, value: e.value })),
         ),
     )
@@ -271,7 +271,7 @@ async function write(
     relationshipsAsObject: rels.object,
   })
 
-  for (const c of changed) stmts.push(db.insert(changeLog).values(changeRow('package', c)))
+  for (const c of changed) stmts.push(rawInsert(changeLog, [changeRow('package', c)]))
   if (!row.private) {
     const type = !old
       ? 'new package'
@@ -279,7 +279,7 @@ async function write(
         ? 'deleted package'
         : 'changed package'
     const act = activityRow(ctx, type, id, { package: dict })
-    if (act) stmts.push(db.insert(activities).values(act))
+    if (act) stmts.push(rawInsert(activities, [act]))
   }
   await runWrite(ctx, stmts, changed)
   return dict
