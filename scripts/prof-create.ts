@@ -8,8 +8,8 @@ import { openCatalogDb } from '../src/runtime/node-db'
 import { addSysadmin } from '../src/model/sysadmin'
 import { corpus, dataset } from '../bench/lib/generate'
 
-const { db, headProbe, writeExecutor } = await openCatalogDb(`file:${join(mkdtempSync(join(tmpdir(), 'p-')), 'c.db')}`)
-const deps = buildDeps(loadConfig({}), db, { headProbe, writeExecutor })
+const { db, headProbe, writeExecutor, readExecutor } = await openCatalogDb(`file:${join(mkdtempSync(join(tmpdir(), 'p-')), 'c.db')}`)
+const deps = buildDeps(loadConfig({}), db, { headProbe, writeExecutor, readExecutor })
 await warmUp(deps)
 const app = createApp(deps)
 const admin = await addSysadmin(deps, 'admin')

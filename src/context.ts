@@ -5,6 +5,7 @@ import type { ChangeFeed } from './model/changes'
 import type { Caches } from './model/cache'
 import type { users } from './db/schema'
 import type { WriteBatcher } from './model/write-batcher'
+import type { ReadExecutor } from './db/executor'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -19,6 +20,8 @@ export interface Deps {
   newId: () => string
   /** Group commit of write batches (see write-batcher.ts). */
   writer: WriteBatcher
+  /** Plain-SQL reads for hot paths (a cached synchronous statement on Node). */
+  read: ReadExecutor
 }
 
 export interface ActionContext extends Deps {

@@ -15,3 +15,18 @@ export function clientExecutor(client: Client): WriteExecutor {
     await client.batch(stmts, 'write')
   }
 }
+
+/** Runs one read-only statement and returns its rows as plain objects keyed by column name. */
+export type ReadExecutor = (sql: string, args?: InValue[]) => Promise<Record<string, unknown>[]>
+
+/** The portable reader: the libSQL client's execute. */
+export function clientReader(client: Client): ReadExecutor {
+  return async (sql, args = []) => {
+    const rs = await client.execute({ sql, args })
+    return rs.rows.map((r) => {
+      const o: Record<string, unknown> = {}
+      rs.columns.forEach((c, i) => (o[c] = r[i]))
+      return o
+    })
+  }
+}

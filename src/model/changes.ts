@@ -1,7 +1,5 @@
 // Per-process follower of the change log: derived state (caches, config overlay, search) catches up here.
-import { asc, desc, gt, sql } from 'drizzle-orm'
-import { changeLog } from '../db/schema'
-import type { CatalogDb } from '../db/types'
+import type { ReadExecutor } from '../db/executor'
 
 export interface Change {
   seq: number
@@ -17,6 +15,10 @@ export function changeRow(entity_type: string, entity_id: string, op = 'upsert')
   return { entity_type, entity_id, op }
 }
 
+const PAGE = 2000
+const TAIL_SQL = `SELECT seq, entity_type, entity_id, op FROM change_log WHERE seq > ? ORDER BY seq LIMIT ${PAGE}`
+const HEAD_SQL = 'SELECT seq FROM change_log ORDER BY seq DESC LIMIT 1'
+
 /**
  * Follows the change log of one database. `catchUp()` applies every entry committed before
  * the call began to each listener, so a read that awaits it sees every write that committed
@@ -29,37 +31,14 @@ export class ChangeFeed {
   private running: Promise<void> | null = null
   private next: Promise<void> | null = null
 
-  private readonly tail
-  private readonly head
-
   /**
    * `headProbe` returns the newest seq cheaply (Node injects a synchronous prepared statement,
    * about 2 µs); without it each round asks the database for the tail.
    */
   constructor(
-    db: CatalogDb,
+    private readonly read: ReadExecutor,
     private readonly headProbe?: () => number | Promise<number>,
-  ) {
-    // Prepared once: this runs before most reads, so it must stay cheap.
-    this.tail = db
-      .select({
-        seq: changeLog.seq,
-        entity_type: changeLog.entity_type,
-        entity_id: changeLog.entity_id,
-        op: changeLog.op,
-      })
-      .from(changeLog)
-      .where(gt(changeLog.seq, sql.placeholder('seq')))
-      .orderBy(asc(changeLog.seq))
-      .limit(2000)
-      .prepare()
-    this.head = db
-      .select({ seq: changeLog.seq })
-      .from(changeLog)
-      .orderBy(desc(changeLog.seq))
-      .limit(1)
-      .prepare()
-  }
+  ) {}
 
   get lastSeq() {
     return this.seq ?? 0
@@ -85,17 +64,22 @@ export class ChangeFeed {
   private async round() {
     if (this.seq === null) {
       // A fresh process has no derived state yet: start from the current end of the log.
-      const [last] = await this.head.all()
-      this.seq = last?.seq ?? 0
+      const [last] = await this.read(HEAD_SQL)
+      this.seq = last ? Number(last.seq) : 0
       return
     }
     if (this.headProbe && (await this.headProbe()) <= this.seq) return
     for (;;) {
-      const rows: Change[] = await this.tail.all({ seq: this.seq })
+      const rows: Change[] = (await this.read(TAIL_SQL, [this.seq])).map((r) => ({
+        seq: Number(r.seq),
+        entity_type: String(r.entity_type),
+        entity_id: String(r.entity_id),
+        op: String(r.op),
+      }))
       if (rows.length === 0) return
       for (const l of this.listeners) await l(rows)
       this.seq = rows[rows.length - 1]!.seq
-      if (rows.length < 2000) return
+      if (rows.length < PAGE) return
     }
   }
 }

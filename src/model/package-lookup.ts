@@ -135,6 +135,7 @@ export async function lookup(
     others: [],
   }
   const queries: { run: unknown; take: (rows: never[]) => void }[] = []
+  const hot: Promise<unknown>[] = []
   const q = <T>(run: unknown, take: (rows: T[]) => void) =>
     queries.push({ run, take: take as (rows: never[]) => void })
 
@@ -159,15 +160,13 @@ export async function lookup(
 
   const names = input.name !== undefined && input.name !== target?.name ? [input.name] : []
   if (names.length || input.id) {
-    const cond = input.id
-      ? or(eq(packages.id, input.id), ...names.map((n) => eq(packages.name, n)))
-      : eq(packages.name, names[0]!)
-    q<Lookups['clashes'][number]>(
-      db
-        .select({ id: packages.id, name: packages.name, state: packages.state })
-        .from(packages)
-        .where(cond),
-      (rows) => (out.clashes = rows),
+    // Hot path (every create): plain SQL through ctx.read.
+    const ids = input.id ? [input.id] : []
+    const where = [...ids.map(() => 'id = ?'), ...names.map(() => 'name = ?')].join(' OR ')
+    hot.push(
+      ctx
+        .read(`SELECT id, name, state FROM package WHERE ${where}`, [...ids, ...names])
+        .then((rows) => (out.clashes = rows as Lookups['clashes'])),
     )
   }
   const vocabRefs = [
@@ -183,9 +182,13 @@ export async function lookup(
     )
   const tagNames = [...new Set((input.tags ?? []).map((t) => t.name))]
   if (tagNames.length)
-    q<Lookups['tags'][number]>(
-      db.select().from(tags).where(inArray(tags.name, tagNames)),
-      (rows) => (out.tags = rows),
+    hot.push(
+      ctx
+        .read(
+          `SELECT id, name, vocabulary_id FROM tag WHERE name IN (${tagNames.map(() => '?').join(', ')})`,
+          tagNames,
+        )
+        .then((rows) => (out.tags = rows as Lookups['tags'])),
     )
   const resIds = (input.resources ?? [])
     .map((r) => r.core.id as string | undefined)
@@ -222,6 +225,7 @@ export async function lookup(
     const results = (await db.batch(queries.map((x) => x.run) as never)) as never[][]
     queries.forEach((x, i) => x.take(results[i]!))
   }
+  await Promise.all(hot)
   return out
 }
 

@@ -3,7 +3,7 @@ import type { Config } from '../config/load'
 import type { Deps } from '../context'
 import { nowIso } from '../context'
 import type { CatalogDb } from '../db/types'
-import { clientExecutor, type WriteExecutor } from '../db/executor'
+import { clientExecutor, clientReader, type ReadExecutor, type WriteExecutor } from '../db/executor'
 import { Caches } from '../model/cache'
 import { ChangeFeed } from '../model/changes'
 import { WriteBatcher } from '../model/write-batcher'
@@ -14,11 +14,14 @@ export interface BuildOptions {
   headProbe?: () => number | Promise<number>
   /** Runs write transactions; default: the libSQL client's batch. */
   writeExecutor?: WriteExecutor
+  /** Runs hot-path reads; default: the libSQL client's execute. */
+  readExecutor?: ReadExecutor
 }
 
 export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}): Deps {
   const caches = new Caches()
-  const changes = new ChangeFeed(db, opts.headProbe)
+  const read = opts.readExecutor ?? clientReader(db.$client)
+  const changes = new ChangeFeed(read, opts.headProbe)
   changes.subscribe((batch) => caches.apply(batch))
   changes.subscribe(async (batch) => {
     if (batch.some((c) => c.entity_type === 'config')) await loadRuntimeConfig(db, config)
@@ -31,6 +34,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     now: nowIso,
     newId: () => crypto.randomUUID(),
     writer: new WriteBatcher(opts.writeExecutor ?? clientExecutor(db.$client)),
+    read,
   }
 }
 

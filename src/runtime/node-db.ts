@@ -8,7 +8,7 @@ import { drizzle } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
 import { schema } from '../db/schema'
 import type { CatalogDb } from '../db/types'
-import type { WriteExecutor } from '../db/executor'
+import type { ReadExecutor, WriteExecutor } from '../db/executor'
 
 export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle')
 
@@ -19,13 +19,15 @@ export interface OpenedDb {
   headProbe?: () => number
   /** Write transactions on a synchronous connection with cached prepared statements (files only). */
   writeExecutor?: WriteExecutor
+  /** Reads on that connection, statements cached likewise (files only). */
+  readExecutor?: ReadExecutor
   close(): void
 }
 
-/** One transaction per call on a synchronous connection; statements prepared once per SQL text. */
-function syncExecutor(conn: Database.Database): WriteExecutor {
+/** Prepared statements of one connection, kept per SQL text. */
+function statementCache(conn: Database.Database) {
   const cache = new Map<string, Database.Statement>()
-  const prepare = (sql: string) => {
+  return (sql: string) => {
     let st = cache.get(sql)
     if (!st) {
       if (cache.size > 500) cache.clear()
@@ -33,6 +35,16 @@ function syncExecutor(conn: Database.Database): WriteExecutor {
     }
     return st
   }
+}
+
+function syncReader(conn: Database.Database): ReadExecutor {
+  const prepare = statementCache(conn)
+  return async (sql, args = []) => prepare(sql).all(args) as Record<string, unknown>[]
+}
+
+/** One transaction per call on a synchronous connection; statements prepared once per SQL text. */
+function syncExecutor(conn: Database.Database): WriteExecutor {
+  const prepare = statementCache(conn)
   return async (stmts) => {
     conn.exec('BEGIN IMMEDIATE')
     try {
@@ -61,6 +73,7 @@ export async function openCatalogDb(url: string, authToken?: string): Promise<Op
   await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
   let headProbe: (() => number) | undefined
   let writeExecutor: WriteExecutor | undefined
+  let readExecutor: ReadExecutor | undefined
   let syncDb: Database.Database | undefined
   if (url.startsWith('file:') && !url.includes(':memory:')) {
     // The synchronous driver is 3-6x cheaper per statement and keeps prepared statements.
@@ -72,12 +85,14 @@ export async function openCatalogDb(url: string, authToken?: string): Promise<Op
       return row ? Number(row[0]) : 0
     }
     writeExecutor = syncExecutor(syncDb)
+    readExecutor = syncReader(syncDb)
   }
   return {
     db,
     client,
     headProbe,
     writeExecutor,
+    readExecutor,
     close() {
       syncDb?.close()
       client.close()

@@ -10,8 +10,8 @@ import { listSysadmins } from '../model/sysadmin'
 const env = process.env
 const config = loadConfig(env)
 const url = env.DATABASE_URL ?? 'file:./data/catalogue.db'
-const { db, headProbe, writeExecutor } = await openCatalogDb(url, env.DATABASE_AUTH_TOKEN)
-const deps = buildDeps(config, db, { headProbe, writeExecutor })
+const { db, headProbe, writeExecutor, readExecutor } = await openCatalogDb(url, env.DATABASE_AUTH_TOKEN)
+const deps = buildDeps(config, db, { headProbe, writeExecutor, readExecutor })
 await warmUp(deps)
 
 const { created } = await ensureSiteUser(deps)

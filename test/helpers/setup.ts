@@ -36,9 +36,9 @@ export interface CallResult {
 
 export async function setup(overrides: Record<string, string> = {}) {
   const file = tempDbFile()
-  const { db, client, headProbe, writeExecutor } = await openCatalogDb(`file:${file}`)
+  const { db, client, headProbe, writeExecutor, readExecutor } = await openCatalogDb(`file:${file}`)
   const config = loadConfig({ ...TEST_PROFILE, ...overrides })
-  const deps = buildDeps(config, db, { headProbe, writeExecutor })
+  const deps = buildDeps(config, db, { headProbe, writeExecutor, readExecutor })
   await warmUp(deps)
   const app = createApp(deps)
 
