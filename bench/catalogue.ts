@@ -11,6 +11,7 @@ import { rawInsertDatasets } from './lib/raw-insert'
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const CREATE_COUNT = Number(process.env.BENCH_CREATES ?? 5000)
+const CREATE_CONNECTIONS = Number(process.env.BENCH_CREATE_CONNECTIONS ?? 16)
 
 interface Result {
   rps: number
@@ -61,17 +62,18 @@ export async function catalogueBench() {
 
     // package_create: a bounded number of creates from concurrent clients.
     const toCreate: GeneratedDataset[] = Array.from({ length: CREATE_COUNT }, (_, i) => dataset(c, i, orgs))
+    const bodies = toCreate.map((d) => JSON.stringify(d))
     let next = 0
     const started = performance.now()
     const created = await run({
       url: `${server.url}/api/3/action/package_create`,
-      connections: 16,
+      connections: CREATE_CONNECTIONS,
       amount: CREATE_COUNT,
       requests: [
         {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: key },
-          setupRequest: (req) => ({ ...req, body: JSON.stringify(toCreate[next++ % toCreate.length]) }),
+          setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }),
         },
       ],
     })

@@ -10,7 +10,10 @@ export type GroupRow = typeof groups.$inferSelect
 export type RelationshipRow = typeof packageRelationships.$inferSelect
 
 /** A dataset's `groups` item. */
-export function groupEntry(g: GroupRow, siteUrl: string) {
+export function groupEntry(
+  g: Pick<GroupRow, 'description' | 'id' | 'image_url' | 'name' | 'title'>,
+  siteUrl: string,
+) {
   return {
     description: g.description,
     display_name: displayName(g),

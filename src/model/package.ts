@@ -13,9 +13,7 @@ import {
 import type { ActionContext } from '../context'
 import { NotFound, ValidationError } from '../errors'
 import { MISSING } from '../validation/fields'
-import { displayName, imageDisplayUrl } from './group-display'
-import { licenseFields } from './license'
-import { resourceToDict } from './resource'
+import { assemblePackageDict, groupEntry, organizationEntry, relationshipEntry } from './package-dict'
 import { markImmutable } from '../http/envelope'
 
 export type PackageRow = typeof packages.$inferSelect
@@ -208,82 +206,17 @@ async function buildPackageDicts(ctx: ActionContext, ids: string[]): Promise<Map
   const out = new Map<string, PackageDict>()
   for (const p of pkgRows) {
     const org = p.owner_org ? orgs.get(p.owner_org) : undefined
-    const res = (resBy.get(p.id) ?? []).map((r) => resourceToDict(r, siteUrl))
-    const tagList = (tagBy.get(p.id) ?? [])
-      .map((t) => ({
-        display_name: t.name,
-        id: t.id,
-        name: t.name,
-        state: 'active',
-        vocabulary_id: t.vocabulary_id || null,
-      }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    const extras = (extraBy.get(p.id) ?? [])
-      .map((e) => ({ key: e.key, value: e.value }))
-      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    const groupList = (groupBy.get(p.id) ?? [])
-      .map((g) => ({
-        description: g.description,
-        display_name: displayName(g),
-        id: g.id,
-        image_display_url: imageDisplayUrl(g.image_url, siteUrl),
-        name: g.name,
-        title: g.title,
-      }))
-      .sort((a, b) => (a.display_name < b.display_name ? -1 : a.display_name > b.display_name ? 1 : 0))
-    const rel = (r: (typeof relRows)[number]) => ({
-      id: r.id,
-      subject_package_id: r.subject_package_id,
-      object_package_id: r.object_package_id,
-      type: r.type,
-      comment: r.comment,
+    const rels = relRows.map(relationshipEntry)
+    const dict = assemblePackageDict(ctx, {
+      row: p,
+      resources: resBy.get(p.id) ?? [],
+      tags: tagBy.get(p.id) ?? [],
+      extras: extraBy.get(p.id) ?? [],
+      groups: (groupBy.get(p.id) ?? []).map((g) => groupEntry(g, siteUrl)),
+      organization: organizationEntry(org),
+      relationshipsAsSubject: rels.filter((r) => r.subject_package_id === p.id),
+      relationshipsAsObject: rels.filter((r) => r.object_package_id === p.id),
     })
-    const lic = licenseFields(p.license_id)
-    const dict: PackageDict = {
-      author: p.author,
-      author_email: p.author_email,
-      creator_user_id: p.creator_user_id,
-      extras,
-      groups: groupList,
-      id: p.id,
-      isopen: lic.isopen,
-      license_id: p.license_id,
-      license_title: lic.license_title,
-      ...(lic.license_url !== undefined ? { license_url: lic.license_url } : {}),
-      maintainer: p.maintainer,
-      maintainer_email: p.maintainer_email,
-      metadata_created: p.metadata_created,
-      metadata_modified: p.metadata_modified,
-      name: p.name,
-      notes: p.notes,
-      num_resources: res.length,
-      num_tags: tagList.length,
-      organization: org
-        ? {
-            approval_status: org.approval_status,
-            created: org.created,
-            description: org.description,
-            id: org.id,
-            image_url: org.image_url,
-            is_organization: org.is_organization,
-            name: org.name,
-            state: org.state,
-            title: org.title,
-            type: org.type,
-          }
-        : null,
-      owner_org: p.owner_org,
-      private: p.private,
-      relationships_as_object: relRows.filter((r) => r.object_package_id === p.id).map(rel),
-      relationships_as_subject: relRows.filter((r) => r.subject_package_id === p.id).map(rel),
-      resources: res,
-      state: p.state,
-      tags: tagList,
-      title: p.title === null ? null : p.title.trim(),
-      type: p.type,
-      url: p.url,
-      version: p.version,
-    }
     out.set(p.id, dict)
   }
   return out
