@@ -143,21 +143,8 @@ export async function lookup(
 
   const groupWanted = [...(input.groups ?? [])]
   if (input.owner_org && input.owner_org !== target?.owner_org) groupWanted.push(input.owner_org)
-  const known = await groupsByRef(ctx, [])
-  const groupMissing = [...new Set(groupWanted)].filter((r) => !known.has(r))
-  if (groupMissing.length)
-    q<GroupRow>(
-      db
-        .select()
-        .from(groups)
-        .where(
-          and(
-            or(inArray(groups.id, groupMissing), inArray(groups.name, groupMissing)),
-            eq(groups.state, 'active'),
-          ),
-        ),
-      (rows) => rememberGroups(known, groupMissing, rows),
-    )
+  // Known from the auth rule already, or read now through the hot-path reader.
+  const known = await groupsByRef(ctx, groupWanted)
   out.groups = known
 
   const names = input.name !== undefined && input.name !== target?.name ? [input.name] : []
