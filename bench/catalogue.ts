@@ -10,7 +10,7 @@ import { rawInsertDatasets } from './lib/raw-insert'
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
-const CREATE_COUNT = Number(process.env.BENCH_CREATES ?? 5000)
+const CREATE_COUNT = Number(process.env.BENCH_CREATES ?? 10000)
 const CREATE_CONNECTIONS = Number(process.env.BENCH_CREATE_CONNECTIONS ?? 16)
 
 interface Result {

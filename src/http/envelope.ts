@@ -35,6 +35,12 @@ export function markImmutable<T extends object>(value: T): T {
   return value
 }
 
+/** Marks `value` immutable (see markImmutable) and returns its JSON text, computed once. */
+export function immutableJson(value: object): string {
+  frozen.add(value)
+  return resultJson(value)
+}
+
 function resultJson(result: unknown): string {
   if (result === null || typeof result !== 'object' || !frozen.has(result)) return asciiJson(result)
   let text = serialized.get(result)

@@ -5,7 +5,8 @@ import { activities, changeLog, packageExtras, packages } from '../db/schema'
 import type { ActionContext } from '../context'
 import { ValidationError, type ErrorDict } from '../errors'
 import { hasPermission } from '../auth/permissions'
-import { activityRow } from './activity'
+import { packageActivityRow } from './activity'
+import { immutableJson } from '../http/envelope'
 import { changeRow, type Change } from './changes'
 import { forgetPackages, type PackageDict, type PackageRow } from './package'
 import {
@@ -278,7 +279,8 @@ async function write(
       : row.state === 'deleted' && old.state !== 'deleted'
         ? 'deleted package'
         : 'changed package'
-    const act = activityRow(ctx, type, id, { package: dict })
+    // The dict is returned as is: serialise it once for the activity and the response.
+    const act = packageActivityRow(ctx, type, id, immutableJson(dict))
     if (act) stmts.push(rawInsert(activities, [act]))
   }
   await runWrite(ctx, stmts, changed)
