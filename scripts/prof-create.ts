@@ -1,3 +1,4 @@
+// Profiling aid: package_create in-process (node --cpu-prof --import tsx scripts/prof-create.ts N).
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

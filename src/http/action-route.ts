@@ -29,7 +29,7 @@ export async function requestContext(
   }
   const key = headers ? apiKeyFrom(headers, deps.config.str('apikey_header_name')) : null
   // Every request sees every write committed before it began (caches follow the change log).
-  await deps.changes.catchUp()
+  await deps.changes.catchUp({ shareTurn: true })
   if (key) ctx.user = await userForKey(deps, key)
   return ctx
 }
@@ -49,7 +49,13 @@ export function mountActionRoutes(app: Hono, deps: Deps) {
       const callback = hasCallback ? String(data.callback) : undefined
       delete data.callback
       const ctx = await requestContext(deps, hasCallback ? null : req.headers, exec)
-      const result = await invoke(ctx, action, data)
+      let result: unknown
+      try {
+        result = await invoke(ctx, action, data)
+      } finally {
+        // A write action may have committed: later requests of this turn must look again.
+        if (!action.readOnly) deps.changes.touched()
+      }
       return ok(help, result, req.method === 'GET' ? callback : undefined)
     } catch (err) {
       return fail(help, err)

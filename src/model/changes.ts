@@ -15,6 +15,9 @@ export function changeRow(entity_type: string, entity_id: string, op = 'upsert')
   return { entity_type, entity_id, op }
 }
 
+const nextTurn: (fn: () => void) => void =
+  typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0)
+
 const PAGE = 2000
 const TAIL_SQL = `SELECT seq, entity_type, entity_id, op FROM change_log WHERE seq > ? ORDER BY seq LIMIT ${PAGE}`
 const HEAD_SQL = 'SELECT seq FROM change_log ORDER BY seq DESC LIMIT 1'
@@ -30,6 +33,8 @@ export class ChangeFeed {
   private listeners: ChangeListener[] = []
   private running: Promise<void> | null = null
   private next: Promise<void> | null = null
+  /** The head was probed during this event-loop turn and nothing new was there. */
+  private probedThisTurn = false
 
   /**
    * `headProbe` returns the newest seq cheaply (Node injects a synchronous prepared statement,
@@ -44,11 +49,23 @@ export class ChangeFeed {
     return this.seq ?? 0
   }
 
+  /**
+   * Forgets this turn's probe: called after a local commit so the next read looks again.
+   */
+  touched() {
+    this.probedThisTurn = false
+  }
+
   subscribe(listener: ChangeListener) {
     this.listeners.push(listener)
   }
 
-  catchUp(): Promise<void> {
+  /**
+   * `shareTurn`: accept a probe made earlier in this event-loop turn (request start only; see
+   * round()). Actions that catch up after their own writes must not pass it.
+   */
+  catchUp(opts: { shareTurn?: boolean } = {}): Promise<void> {
+    if (opts.shareTurn && this.probedThisTurn) return Promise.resolve()
     if (!this.running) {
       this.running = this.round().finally(() => (this.running = null))
       return this.running
@@ -68,7 +85,15 @@ export class ChangeFeed {
       this.seq = last ? Number(last.seq) : 0
       return
     }
-    if (this.headProbe && (await this.headProbe()) <= this.seq) return
+    if (this.headProbe) {
+      // Requests started in one poll phase all arrived before its first probe, so that probe
+      // answers for all of them; it expires when the turn ends (setImmediate) or on a local write.
+      if ((await this.headProbe()) <= this.seq) {
+        this.probedThisTurn = true
+        nextTurn(() => (this.probedThisTurn = false))
+        return
+      }
+    }
     for (;;) {
       const rows: Change[] = (await this.read(TAIL_SQL, [this.seq])).map((r) => ({
         seq: Number(r.seq),

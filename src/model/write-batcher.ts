@@ -33,6 +33,8 @@ export class WriteBatcher {
 
   constructor(
     private readonly exec: WriteExecutor,
+    /** Called after every commit (the change feed must look at the log again). */
+    private readonly onCommit: () => void = () => {},
     private readonly maxStatements = 5000,
   ) {}
 
@@ -68,6 +70,7 @@ export class WriteBatcher {
     if (group.length > 1) {
       try {
         await this.exec(group.flatMap((g) => g.stmts))
+        this.onCommit()
         for (const g of group) g.resolve()
         return
       } catch {
@@ -77,6 +80,7 @@ export class WriteBatcher {
     for (const g of group) {
       try {
         await this.exec(g.stmts)
+        this.onCommit()
         g.resolve()
       } catch (e) {
         g.reject(e)

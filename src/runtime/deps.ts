@@ -33,7 +33,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     caches,
     now: nowIso,
     newId: () => crypto.randomUUID(),
-    writer: new WriteBatcher(opts.writeExecutor ?? clientExecutor(db.$client)),
+    writer: new WriteBatcher(opts.writeExecutor ?? clientExecutor(db.$client), () => changes.touched()),
     read,
   }
 }
