@@ -25,7 +25,7 @@ describe('ChangeFeed across processes with the head probe', () => {
     const admin = await addSysadmin(one.deps, 'feed-admin')
     const headers = { 'content-type': 'application/json', authorization: admin.apikey! }
     const post = (app: typeof one.app, action: string, body: object) =>
-      app.request(`/api/3/action/${action}`, { method: 'POST', headers, body: JSON.stringify(body) }).then((r) => r.json())
+      Promise.resolve(app.request(`/api/3/action/${action}`, { method: 'POST', headers, body: JSON.stringify(body) })).then((r: Response) => r.json())
 
     expect((await post(one.app, 'package_create', { name: 'feed-ds', notes: 'v1' })).success).toBe(true)
     await nextTurn()
