@@ -55,7 +55,6 @@ export class Caches {
           const cached = this.packages.get(c.entity_id)
           if (cached) this.packageNames.delete(cached.name)
           this.packages.delete(c.entity_id)
-          // A name may have moved between datasets (reuse after delete): drop name links to it.
           break
         }
         case 'group':

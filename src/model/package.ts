@@ -53,9 +53,11 @@ export function rowFromDict(d: Record<string, unknown>): PackageRow {
 
 /** The dataset with this id or name (ids tried first), or undefined. Not memoised. */
 export async function findPackage(ctx: ActionContext, idOrName: string): Promise<PackageRow | undefined> {
-  const cachedId = ctx.caches.packageNames.get(idOrName)
-  const cached = ctx.caches.packages.get(cachedId ?? idOrName)
-  if (cached) return rowFromDict(cached.dict)
+  const cached =
+    ctx.caches.packages.get(idOrName) ??
+    ctx.caches.packages.get(ctx.caches.packageNames.get(idOrName) ?? '')
+  // A name link is trusted only while the dict it points to still carries that name.
+  if (cached && (cached.id === idOrName || cached.name === idOrName)) return rowFromDict(cached.dict)
   const rows = await ctx.db
     .select()
     .from(packages)

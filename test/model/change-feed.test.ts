@@ -56,4 +56,21 @@ describe('ChangeFeed across processes with the head probe', () => {
     expect((await (await p.app.request('/api/3/action/package_show?id=own-ds')).json()).result.organization.title).toBe('New')
     p.close()
   })
+
+  it('resolves a reused name to the new dataset, not the cached deleted one', async () => {
+    const p = await processOn(tempDbFile())
+    const admin = await addSysadmin(p.deps, 'feed-admin-3')
+    const headers = { 'content-type': 'application/json', authorization: admin.apikey! }
+    const post = (action: string, body: object) =>
+      Promise.resolve(p.app.request(`/api/3/action/${action}`, { method: 'POST', headers, body: JSON.stringify(body) })).then((r: Response) => r.json())
+    const first = await post('package_create', { name: 'reuse-x', notes: 'first' })
+    expect((await post('package_show', { id: 'reuse-x' })).result.id).toBe(first.result.id)
+    await post('package_delete', { id: 'reuse-x' })
+    const second = await post('package_create', { name: 'reuse-x', notes: 'second' })
+    const shown = await post('package_show', { id: 'reuse-x' })
+    expect(shown.result.id).toBe(second.result.id)
+    expect(shown.result.notes).toBe('second')
+    expect((await post('package_show', { id: first.result.id })).result.name).toBe(first.result.id)
+    p.close()
+  })
 })
