@@ -3,6 +3,7 @@ import { Hono } from 'hono'
 import type { Deps } from './context'
 import { mountActionRoutes } from './http/action-route'
 import { asciiJson } from './http/envelope'
+import { mountUtilRoutes } from './http/util-routes'
 
 export function createApp(deps: Deps) {
   const app = new Hono()
@@ -17,6 +18,7 @@ export function createApp(deps: Deps) {
     app.get(`/api/${n}/`, version(n))
   }
   mountActionRoutes(app, deps)
+  mountUtilRoutes(app, deps)
   app.onError((err) => {
     console.error('unhandled error', err)
     return new Response(asciiJson({ success: false, error: { __type: 'Internal Server Error', message: 'Internal Server Error' } }), {

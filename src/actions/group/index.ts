@@ -1,5 +1,6 @@
 // The group actions, for the registry.
 import type { Action } from '../action'
+import { groupAutocomplete } from './group_autocomplete'
 import { groupCreate } from './group_create'
 import { groupDelete } from './group_delete'
 import { groupList } from './group_list'
@@ -20,4 +21,5 @@ export const actions: Action<any, any>[] = [
   groupPurge,
   groupListAuthz,
   groupPackageShow,
+  groupAutocomplete,
 ]

@@ -1,5 +1,6 @@
 // The organization actions, for the registry.
 import type { Action } from '../action'
+import { organizationAutocomplete } from './organization_autocomplete'
 import { organizationCreate } from './organization_create'
 import { organizationDelete } from './organization_delete'
 import { organizationList } from './organization_list'
@@ -18,4 +19,5 @@ export const actions: Action<any, any>[] = [
   organizationDelete,
   organizationPurge,
   organizationListForUser,
+  organizationAutocomplete,
 ]

@@ -31,3 +31,7 @@ import { packageCreate } from './package_create'
 import { packageUpdate } from './package_update'
 import { packagePatch } from './package_patch'
 actions.push(packageCreate, packageUpdate, packagePatch)
+
+// Lookups answered from SQL rather than the search index.
+import { packageAutocomplete } from './package_autocomplete'
+actions.push(packageAutocomplete)

@@ -1,5 +1,7 @@
 // The resource actions, for the registry.
 import type { Action } from '../action'
+import { formatAutocomplete } from './format_autocomplete'
+import { resourceSearch } from './resource_search'
 import { resourceCreate } from './resource_create'
 import { resourceDelete } from './resource_delete'
 import { resourcePatch } from './resource_patch'
@@ -12,4 +14,6 @@ export const actions: Action<any, any>[] = [
   resourceUpdate,
   resourcePatch,
   resourceDelete,
+  resourceSearch,
+  formatAutocomplete,
 ]

@@ -1,5 +1,6 @@
 // The user actions, for the registry.
 import type { Action } from '../action'
+import { userAutocomplete } from './user_autocomplete'
 import { getSiteUser } from './get_site_user'
 import { userCreate } from './user_create'
 import { userDelete } from './user_delete'
@@ -18,4 +19,5 @@ export const actions: Action<any, any>[] = [
   userDelete,
   userGenerateApikey,
   getSiteUser,
+  userAutocomplete,
 ]
