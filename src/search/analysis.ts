@@ -67,8 +67,24 @@ export function ngramIndex(value: string): string[] {
 /** Ngram fields, query side: whitespace-separated words, lower-cased. */
 export const ngramQuery = (text: string) => splitWhitespace(text).map(lowerCase)
 
+// Words repeat a lot (Zipf): the terms of each distinct word are remembered per chain.
+const WORD_CACHE_MAX = 200_000
+const wordCaches = new Map<Chain, Map<string, string[]>>()
+
 function terms(text: string, chain: Chain): string[] {
-  return tokens(text, chain).map((t) => t.term)
+  let cache = wordCaches.get(chain)
+  if (!cache) wordCaches.set(chain, (cache = new Map()))
+  const out: string[] = []
+  for (const word of splitWhitespace(text)) {
+    let parts = cache.get(word)
+    if (!parts) {
+      parts = wordDelimiter(word, chain).map((p) => finish(p.text, chain))
+      if (cache.size >= WORD_CACHE_MAX) cache.clear()
+      cache.set(word, parts)
+    }
+    for (let i = 0; i < parts.length; i++) out.push(parts[i]!)
+  }
+  return out
 }
 
 function tokens(text: string, chain: Chain): Token[] {
