@@ -6,6 +6,7 @@ import type { Caches } from './model/cache'
 import type { users } from './db/schema'
 import type { WriteBatcher } from './model/write-batcher'
 import type { ReadExecutor } from './db/executor'
+import type { SearchService } from './search/service'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -22,6 +23,8 @@ export interface Deps {
   writer: WriteBatcher
   /** Plain-SQL reads for hot paths (a cached synchronous statement on Node). */
   read: ReadExecutor
+  /** This process's search index, kept in step with the change log. */
+  search: SearchService
 }
 
 export interface ActionContext extends Deps {

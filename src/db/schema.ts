@@ -1,6 +1,6 @@
 // The catalogue's static tables (Drizzle); DataStore tables live in another database.
 import { sql } from 'drizzle-orm'
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const users = sqliteTable(
   'user',
@@ -319,6 +319,20 @@ export const changeLog = sqliteTable(
   (t) => [index('change_log_entity_idx').on(t.entity_type, t.entity_id)],
 )
 
+/**
+ * The latest serialized search index, in chunks, with the change-log seq it covers: a cold
+ * process loads it and replays only the log after `seq` (see src/search/service.ts).
+ */
+export const searchSnapshots = sqliteTable(
+  'search_snapshot',
+  {
+    chunk: integer().primaryKey(),
+    seq: integer().notNull(),
+    created: text().notNull(),
+    data: blob().notNull(),
+  },
+)
+
 export const schema = {
   users,
   groups,
@@ -341,4 +355,5 @@ export const schema = {
   systemInfo,
   jobs,
   changeLog,
+  searchSnapshots,
 }

@@ -8,6 +8,7 @@ import { Caches } from '../model/cache'
 import { ChangeFeed } from '../model/changes'
 import { WriteBatcher } from '../model/write-batcher'
 import { loadRuntimeConfig } from '../model/config'
+import { SearchService, type SearchServiceOptions } from '../search/service'
 
 export interface BuildOptions {
   /** A cheap way to read the newest change-log seq (see ChangeFeed). */
@@ -16,6 +17,7 @@ export interface BuildOptions {
   writeExecutor?: WriteExecutor
   /** Runs hot-path reads; default: the libSQL client's execute. */
   readExecutor?: ReadExecutor
+  search?: SearchServiceOptions
 }
 
 export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}): Deps {
@@ -26,7 +28,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
   changes.subscribe(async (batch) => {
     if (batch.some((c) => c.entity_type === 'config')) await loadRuntimeConfig(db, config)
   })
-  return {
+  const deps: Deps = {
     db,
     config,
     changes,
@@ -35,7 +37,11 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     newId: () => crypto.randomUUID(),
     writer: new WriteBatcher(opts.writeExecutor ?? clientExecutor(db.$client), () => changes.touched()),
     read,
+    search: undefined as unknown as SearchService,
   }
+  // subscribes after the caches, so dicts it re-reads are never stale ones
+  deps.search = new SearchService(deps, opts.search)
+  return deps
 }
 
 /** Loads what a fresh process needs before serving (runtime config overlay). */

@@ -1,6 +1,7 @@
 // The dataset (package) actions, for the registry.
 import type { Action } from '../action'
 import { packageShow } from './package_show'
+import { packageSearch } from './package_search'
 import { packageDelete } from './package_delete'
 import { datasetPurge } from './dataset_purge'
 import { packageList } from './package_list'
@@ -11,7 +12,7 @@ import { bulkUpdatePrivate } from './bulk_update_private'
 import { bulkUpdatePublic } from './bulk_update_public'
 import { bulkUpdateDelete } from './bulk_update_delete'
 
-export const actions: Action<any, any>[] = [packageShow]
+export const actions: Action<any, any>[] = [packageShow, packageSearch]
 
 // Lifecycle and listing actions.
 actions.push(

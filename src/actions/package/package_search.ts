@@ -1,0 +1,172 @@
+// package_search: Solr-style q/fq/sort/facets over this process's search index.
+import { z } from 'zod'
+import { defineAction } from '../action'
+import { SearchError, SearchQueryError } from '../../errors'
+import { ckanBool, naturalNumber, optString, stringList } from '../../validation/fields'
+import { groupsWithPermission } from '../../auth/permissions'
+import { packageDicts } from '../../model/package'
+import { flDict, flFields, pyRepr, searchFacets } from '../../model/search-result'
+import { hasLocalParams, localParamsMessage, parseFilter, parseQ, QueryParseError } from '../../search/query'
+import { effectiveSort, facetFieldParam, facetLimitParam, facetMincountParam, parseSort, SortParseError } from '../../search/sort'
+import type { ActionContext } from '../../context'
+
+const KNOWN = new Set([
+  'q',
+  'fq',
+  'fq_list',
+  'sort',
+  'rows',
+  'start',
+  'facet',
+  'facet.field',
+  'facet.limit',
+  'facet.mincount',
+  'include_private',
+  'include_drafts',
+  'include_deleted',
+  'use_default_schema',
+  'fl',
+  'qf',
+  'bf',
+  'boost',
+  'tie',
+  'defType',
+  'mm',
+  'wt',
+  'df',
+  'q.op',
+])
+
+const anyValue = z.unknown().optional()
+
+export const packageSearch = defineAction({
+  name: 'package_search',
+  readOnly: true,
+  help: `Search for datasets with Solr-style parameters.
+
+:param q: the query: words (dismax over name, title, tags, groups and text) or Lucene syntax
+  with fields (\`tags:economy AND res_format:CSV\`); default all datasets
+:type q: string
+:param fq: a filter query in Lucene syntax; it restricts the results without changing scores
+:type fq: string
+:param fq_list: more filter queries, all of which must match
+:type fq_list: list of strings
+:param sort: comma-separated \`field asc|desc\` clauses; default \`score desc, metadata_modified desc\`
+:type sort: string
+:param rows: the number of datasets to return (default 10, at most service.search.rows_max)
+:type rows: int
+:param start: the offset of the first dataset returned
+:type start: int
+:param facet: "false" turns facets off
+:type facet: string
+:param facet.field: the fields to count values of, e.g. ["tags", "organization"]
+:type facet.field: list of strings (or a JSON string of one)
+:param facet.limit: the most values per facet field (default 50, negative: all)
+:type facet.limit: int
+:param facet.mincount: the least count a value needs to be listed (default 1)
+:type facet.mincount: int
+:param include_private: include the private datasets the caller may read (default false)
+:type include_private: bool
+:param include_drafts: include the draft datasets the caller may read (default false)
+:type include_drafts: bool
+:param fl: return only these index fields instead of whole dataset dicts
+:type fl: list of strings or a comma-separated string
+:returns: {"count", "facets", "results", "sort", "search_facets"}
+:rtype: dictionary`,
+  auth: 'anyone',
+  params: z.object({
+    q: optString,
+    fq: optString,
+    fq_list: stringList,
+    sort: optString,
+    rows: naturalNumber(10),
+    start: naturalNumber(0),
+    facet: optString,
+    'facet.field': facetFieldParam,
+    'facet.limit': facetLimitParam(-2),
+    'facet.mincount': facetMincountParam,
+    include_private: ckanBool(false),
+    include_drafts: ckanBool(false),
+    include_deleted: ckanBool(false),
+    fl: anyValue,
+    qf: optString,
+    mm: optString,
+    tie: optString,
+    defType: optString,
+  }),
+  async run(ctx, p, raw) {
+    const unknown = Object.keys(raw).filter((k) => !KNOWN.has(k) && !k.startsWith('ext_'))
+    if (unknown.length) {
+      throw new SearchQueryError(pyRepr(`Invalid search parameters: [${unknown.map((k) => pyRepr(k)).join(', ')}]`))
+    }
+    for (const [k, v] of Object.entries(raw)) {
+      const values = Array.isArray(v) ? v : [v]
+      if (values.some((x) => typeof x === 'string' && hasLocalParams(x))) {
+        throw new SearchError(pyRepr(localParamsMessage(k)))
+      }
+    }
+    const sortText = effectiveSort(p.sort, ctx.config.str('service.search.default_package_sort'))
+    let sort
+    try {
+      sort = parseSort(sortText)
+    } catch (e) {
+      if (e instanceof SortParseError) throw new SearchQueryError(pyRepr(e.message))
+      throw e
+    }
+    const filters = [p.fq ?? '', ...(p.fq_list ?? [])].filter((f) => f.trim() !== '')
+    let q, fqs
+    try {
+      q = parseQ(p.q, { defType: p.defType ?? undefined, qf: p.qf ?? undefined, mm: p.mm ?? undefined, tie: p.tie ?? undefined })
+      fqs = filters.map((f) => parseFilter(f))
+    } catch (e) {
+      if (e instanceof QueryParseError) throw new SearchError(pyRepr(e.message))
+      throw e
+    }
+    const ownState = [p.q ?? '', ...filters].some((s) => s.includes('+state:'))
+    const states = ownState ? null : ['active', ...(p.include_drafts ? ['draft'] : []), ...(p.include_deleted ? ['deleted'] : [])]
+    const facetOn = (p.facet ?? 'true').toLowerCase() !== 'false'
+    const facetFields = facetOn ? (p['facet.field'] ?? []) : []
+    const facetLimit = p['facet.limit'] === -2 ? ctx.config.int('search.facets.limit') : p['facet.limit']
+    const rows = Math.min(p.rows ?? 10, ctx.config.int('service.search.rows_max'))
+    const index = await ctx.search.ready()
+    let hits
+    try {
+      hits = await index.search({
+        q,
+        filters: fqs,
+        visibility: { states, includePrivate: p.include_private, labels: await permissionLabels(ctx) },
+        sort,
+        start: p.start ?? 0,
+        rows,
+        facet: facetFields.length ? { fields: facetFields, limit: facetLimit, mincount: p['facet.mincount'] ?? 1 } : undefined,
+      })
+    } catch (e) {
+      if (e instanceof QueryParseError) throw new SearchError(pyRepr(e.message))
+      throw e
+    }
+    const dicts = await packageDicts(ctx, hits.ids)
+    const fl = flFields(p.fl)
+    const siteId = ctx.config.str('service.site_id')
+    const results = hits.ids
+      .map((id) => dicts.get(id))
+      .filter((d) => d !== undefined)
+      .map((d) => (fl ? flDict(d, fl, siteId) : d))
+    const facets: Record<string, Record<string, number>> = {}
+    for (const [field, pairs] of Object.entries(hits.facets)) facets[field] = Object.fromEntries(pairs)
+    return {
+      count: hits.count,
+      facets,
+      results,
+      sort: sortText,
+      search_facets: await searchFacets(ctx, hits.facets),
+    }
+  },
+})
+
+/** The caller's permission labels (search.md §2); null for sysadmins, who see everything. */
+async function permissionLabels(ctx: ActionContext): Promise<string[] | null> {
+  if (!ctx.user) return ['public']
+  if (ctx.user.sysadmin) return null
+  const orgs = await groupsWithPermission(ctx, 'read')
+  return ['public', `creator-${ctx.user.id}`, ...orgs.map((o) => `member-${o}`)]
+}

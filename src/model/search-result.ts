@@ -1,0 +1,113 @@
+// package_search result shaping: `fl` dicts and `search_facets` with display names.
+import { inArray } from 'drizzle-orm'
+import type { ActionContext } from '../context'
+import { groups } from '../db/schema'
+import { LICENSES } from './license'
+
+type Dict = Record<string, unknown>
+const list = (v: unknown): Dict[] => (Array.isArray(v) ? (v as Dict[]) : [])
+
+/** Python's repr() of a string, as CKAN puts exception arguments into messages. */
+export function pyRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'"
+  const body = s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')
+  return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote
+}
+
+const zulu = (v: unknown) => (typeof v === 'string' && v && !v.endsWith('Z') ? v + 'Z' : v)
+
+/** The stored index fields of a dataset, as `fl` returns them (search.md §6.2). */
+export function storedFields(d: Dict, siteId: string): Dict {
+  const org = d.organization as Dict | null | undefined
+  const resources = list(d.resources)
+  const out: Dict = {
+    id: d.id,
+    name: d.name,
+    title: d.title,
+    notes: d.notes,
+    author: d.author,
+    author_email: d.author_email,
+    maintainer: d.maintainer,
+    maintainer_email: d.maintainer_email,
+    url: d.url,
+    version: d.version,
+    license_id: d.license_id,
+    tags: list(d.tags).filter((t) => !t.vocabulary_id).map((t) => t.name),
+    groups: list(d.groups).map((g) => g.name),
+    organization: org ? org.name : null,
+    capacity: d.private ? 'private' : 'public',
+    state: d.state,
+    dataset_type: d.type,
+    res_name: resources.map((r) => r.name ?? ''),
+    res_description: resources.map((r) => r.description ?? ''),
+    res_format: resources.map((r) => r.format ?? ''),
+    res_url: resources.map((r) => r.url ?? ''),
+    res_type: resources.map((r) => r.resource_type ?? null),
+    metadata_created: zulu(d.metadata_created),
+    metadata_modified: zulu(d.metadata_modified),
+    data_dict: JSON.stringify(d),
+    validated_data_dict: JSON.stringify(d),
+    site_id: siteId,
+    entity_type: 'package',
+    index_id: d.id,
+  }
+  for (const e of list(d.extras)) out[`extras_${String(e.key)}`] = e.value
+  return out
+}
+
+/** One `fl` result: only the requested stored fields; `extras_<k>` come back as `<k>`. */
+export function flDict(d: Dict, fields: string[], siteId: string): Dict {
+  const stored = storedFields(d, siteId)
+  const out: Dict = {}
+  for (const f of fields) {
+    if (!(f in stored) || stored[f] === undefined) continue
+    out[f.startsWith('extras_') ? f.slice('extras_'.length) : f] = stored[f]
+  }
+  return out
+}
+
+/** `fl` as a list of names: a list, or a comma/space separated string. */
+export function flFields(v: unknown): string[] | null {
+  if (v === undefined || v === null || v === '') return null
+  const items = Array.isArray(v) ? v.map(String) : String(v).split(/[\s,]+/)
+  const out = items.map((s) => s.trim()).filter(Boolean)
+  return out.length ? out : null
+}
+
+export interface FacetItem {
+  count: number
+  display_name: string
+  name: string
+}
+
+/** `search_facets`: each facet's items with display names, ordered by display name descending. */
+export async function searchFacets(
+  ctx: ActionContext,
+  facets: Record<string, [string, number][]>,
+): Promise<Record<string, { title: string; items: FacetItem[] }>> {
+  const groupNames = [
+    ...new Set([...(facets.groups ?? []), ...(facets.organization ?? [])].map(([v]) => v)),
+  ]
+  const titles = new Map<string, string>()
+  if (groupNames.length) {
+    const rows = await ctx.db
+      .select({ name: groups.name, title: groups.title })
+      .from(groups)
+      .where(inArray(groups.name, groupNames))
+    for (const r of rows) if (r.title && r.title.trim()) titles.set(r.name, r.title)
+  }
+  const licenses = new Map(LICENSES.map((l) => [l.id, l.title]))
+  const out: Record<string, { title: string; items: FacetItem[] }> = {}
+  for (const [field, pairs] of Object.entries(facets)) {
+    const display = (v: string) =>
+      field === 'groups' || field === 'organization'
+        ? (titles.get(v) ?? v)
+        : field === 'license_id'
+          ? (licenses.get(v) ?? v)
+          : v
+    const items = pairs.map(([name, count]) => ({ count, display_name: display(name), name }))
+    items.sort((a, b) => (a.display_name < b.display_name ? 1 : a.display_name > b.display_name ? -1 : 0))
+    out[field] = { title: field, items }
+  }
+  return out
+}

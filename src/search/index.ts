@@ -1,0 +1,51 @@
+// The SearchIndex interface: what package_search asks of a search engine (in memory today, FTS5 later).
+import type { IndexDoc } from './document'
+import type { QueryPlan } from './query'
+import type { SortKey } from './sort'
+
+export interface Visibility {
+  /** Allowed dataset states; null = no state filter (the caller's own `+state:` filter decides). */
+  states: string[] | null
+  includePrivate: boolean
+  /** The caller's permission labels; null = every dataset (sysadmin). */
+  labels: string[] | null
+}
+
+export interface SearchRequest {
+  q: QueryPlan
+  /** fq and every fq_list item: all must match; they do not change scores. */
+  filters: QueryPlan[]
+  visibility: Visibility
+  sort: SortKey[]
+  start: number
+  rows: number
+  facet?: { fields: string[]; limit: number; mincount: number }
+}
+
+export interface SearchHits {
+  count: number
+  /** Dataset ids of the requested page, in order. */
+  ids: string[]
+  /** Per facet field: [value, count] pairs, highest counts first (ties by value). */
+  facets: Record<string, [string, number][]>
+}
+
+/**
+ * Checks a term or phrase against the datasets themselves: given candidate dataset ids (where
+ * the index found every term, possibly in another field), returns those whose `field` really
+ * holds the term, or the phrase's terms adjacent. Engines that keep positions need none.
+ */
+export type PhraseChecker = (
+  ids: string[],
+  field: string,
+  leaf: { type: 'term' | 'phrase'; text: string; slop: number },
+) => Promise<Set<string>>
+
+export interface SearchIndex {
+  search(req: SearchRequest): Promise<SearchHits>
+  /** Adds or replaces a dataset's document. */
+  put(doc: IndexDoc): void
+  remove(id: string): void
+  has(id: string): boolean
+  readonly size: number
+}

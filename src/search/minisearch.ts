@@ -1,0 +1,198 @@
+// The in-memory engine: MiniSearch for analysed text, id sets for exact values, arrays for numbers.
+import { count, fromDocs, newBits, orInto, type Bits } from './bits'
+import type { IndexDoc } from './document'
+import { ExactField } from './exact-field'
+import { Evaluator } from './evaluate'
+import type { PhraseChecker, SearchHits, SearchIndex, SearchRequest } from './index'
+import { facetCounts, topDocs } from './rank'
+import { TextIndex, type TextSnapshot } from './text-index'
+
+const LABELS = '\u0000labels'
+
+export interface IndexSnapshot {
+  ids: (string | null)[]
+  exact: Record<string, ReturnType<ExactField['dump']>>
+  numbers: Record<string, Float64Array>
+  text: TextSnapshot
+}
+
+/**
+ * Documents are numbered densely (numbers of removed datasets are reused) so that sets of
+ * documents are small bitsets; queries combine those instead of filtering MiniSearch's hits.
+ */
+export class MemoryIndex implements SearchIndex {
+  readonly text: TextIndex
+  readonly exact = new Map<string, ExactField>()
+  readonly numbers = new Map<string, Float64Array>()
+  /** Document number → dataset id. */
+  readonly ids: (string | undefined)[] = []
+  private readonly docOf = new Map<string, number>()
+  private free: number[] = []
+  /** Bumped by every change; cached bitsets of older versions are dropped. */
+  private version = 0
+  private bitsCache = new Map<string, Bits>()
+  private cacheVersion = 0
+
+  constructor(
+    private readonly phraseChecker?: PhraseChecker,
+    text?: TextIndex,
+  ) {
+    this.text = text ?? new TextIndex()
+  }
+
+  get size() {
+    return this.docOf.size
+  }
+
+  /** One past the highest document number: the size of bitsets. */
+  get capacity() {
+    return this.ids.length
+  }
+
+  has(id: string) {
+    return this.docOf.has(id)
+  }
+
+  docNumber(id: string): number | undefined {
+    return this.docOf.get(id)
+  }
+
+  put(doc: IndexDoc) {
+    let n = this.docOf.get(doc.id)
+    if (n === undefined) {
+      n = this.free.pop() ?? this.ids.length
+      this.docOf.set(doc.id, n)
+      this.ids[n] = doc.id
+    }
+    this.version++
+    this.text.put(n, doc.text)
+    const seen = new Set<string>()
+    for (const [field, values] of Object.entries(doc.exact)) {
+      this.field(field).set(n, values)
+      seen.add(field)
+    }
+    this.field(LABELS).set(n, doc.labels)
+    seen.add(LABELS)
+    for (const [field, f] of this.exact) if (!seen.has(field)) f.remove(n)
+    for (const [field, arr] of this.numbers) {
+      if (!(field in doc.numbers) && n < arr.length) arr[n] = NaN
+    }
+    for (const [field, value] of Object.entries(doc.numbers)) this.numberArray(field, n)[n] = value
+  }
+
+  remove(id: string) {
+    const n = this.docOf.get(id)
+    if (n === undefined) return
+    this.version++
+    this.text.drop(n)
+    for (const f of this.exact.values()) f.remove(n)
+    for (const arr of this.numbers.values()) if (n < arr.length) arr[n] = NaN
+    this.docOf.delete(id)
+    this.ids[n] = undefined
+    this.free.push(n)
+  }
+
+  private field(name: string): ExactField {
+    let f = this.exact.get(name)
+    if (!f) this.exact.set(name, (f = new ExactField()))
+    return f
+  }
+
+  private numberArray(field: string, n: number): Float64Array {
+    let arr = this.numbers.get(field)
+    if (!arr || n >= arr.length) {
+      const grown = new Float64Array(Math.max(1024, n + 1, (arr?.length ?? 0) * 2)).fill(NaN)
+      if (arr) grown.set(arr)
+      this.numbers.set(field, (arr = grown))
+    }
+    return arr
+  }
+
+  /** Every live document. */
+  all(): Bits {
+    return this.cached('\u0000all', () => fromDocs(this.capacity, this.docOf.values()))
+  }
+
+  /** The documents with this exact value (a shared bitset: do not modify). */
+  exactBits(field: string, value: string): Bits {
+    return this.cached(`${field}\u0000${value}`, () => {
+      const docs = this.exact.get(field)?.docs(value)
+      return docs ? fromDocs(this.capacity, docs) : newBits(this.capacity)
+    })
+  }
+
+  labelBits(labels: string[]): Bits {
+    const b = newBits(this.capacity)
+    for (const l of labels) orInto(b, this.exactBits(LABELS, l))
+    return b
+  }
+
+  private cached(key: string, make: () => Bits): Bits {
+    if (this.cacheVersion !== this.version) {
+      this.bitsCache.clear()
+      this.cacheVersion = this.version
+    }
+    let b = this.bitsCache.get(key)
+    if (!b) {
+      if (this.bitsCache.size > 5000) this.bitsCache.clear()
+      this.bitsCache.set(key, (b = make()))
+    }
+    return b
+  }
+
+  async search(req: SearchRequest): Promise<SearchHits> {
+    const evaluator = new Evaluator(this, this.phraseChecker)
+    const scoring = req.sort.some((k) => k.field === 'score') && req.q.root.type !== 'all'
+    const matched = await evaluator.run(req.q, scoring)
+    for (const f of req.filters) {
+      const b = await evaluator.run(f, false)
+      for (let i = 0; i < matched.length; i++) matched[i]! &= b[i]!
+    }
+    const v = req.visibility
+    const vis = v.states ? newBits(this.capacity) : this.all().slice()
+    if (v.states) for (const s of v.states) orInto(vis, this.exactBits('state', s))
+    if (!v.includePrivate) andIn(vis, this.exactBits('capacity', 'public'))
+    if (v.labels) andIn(vis, this.labelBits(v.labels))
+    andIn(matched, vis)
+    const total = count(matched)
+    const ids =
+      req.rows > 0 && req.start < total
+        ? topDocs(this, matched, req.sort, req.start + req.rows, evaluator.scores)
+            .slice(req.start)
+            .map((n) => this.ids[n]!)
+        : []
+    const facets: SearchHits['facets'] = {}
+    if (req.facet) {
+      for (const field of req.facet.fields) facets[field] = facetCounts(this, matched, field, req.facet)
+    }
+    return { count: total, ids, facets }
+  }
+
+  snapshot(): IndexSnapshot {
+    const exact: IndexSnapshot['exact'] = {}
+    for (const [k, f] of this.exact) exact[k] = f.dump(this.capacity)
+    const numbers: IndexSnapshot['numbers'] = {}
+    for (const [k, arr] of this.numbers) numbers[k] = arr.slice(0, this.capacity)
+    return { ids: this.ids.map((x) => x ?? null), exact, numbers, text: this.text.dump() }
+  }
+
+  static restore(s: IndexSnapshot, phraseChecker?: PhraseChecker): MemoryIndex {
+    const idx = new MemoryIndex(phraseChecker, TextIndex.load(s.text))
+    s.ids.forEach((id, n) => {
+      idx.ids[n] = id ?? undefined
+      if (id === null) idx.free.push(n)
+      else idx.docOf.set(id, n)
+    })
+    for (const [k, f] of Object.entries(s.exact)) idx.exact.set(k, ExactField.load(f))
+    for (const [k, values] of Object.entries(s.numbers)) {
+      const arr = new Float64Array(Math.max(1024, values.length)).fill(NaN)
+      arr.set(values)
+      idx.numbers.set(k, arr)
+    }
+    return idx
+  }
+}
+
+function andIn(a: Bits, b: Bits) {
+  for (let i = 0; i < a.length; i++) a[i]! &= b[i] ?? 0
+}

@@ -1,0 +1,127 @@
+// Sorting the matches (top-k, never a full sort of every hit) and counting facet values over them.
+import { forEachBit, type Bits } from './bits'
+import { fieldKind } from './document'
+import type { MemoryIndex } from './minisearch'
+import type { SortKey } from './sort'
+
+type Compare = (a: number, b: number) => number
+
+function comparator(idx: MemoryIndex, keys: SortKey[], scores: Float64Array | null): Compare {
+  const parts: Compare[] = []
+  for (const { field, direction } of keys) {
+    const sign = direction === 'asc' ? 1 : -1
+    if (field === 'score') {
+      if (scores) parts.push((a, b) => sign * (scores[a]! - scores[b]!))
+      continue
+    }
+    const kind = fieldKind(field)
+    const arr = kind === 'date' || kind === 'number' ? idx.numbers.get(field) : undefined
+    if (arr) {
+      // missing values sort last in either direction
+      parts.push((a, b) => {
+        const x = arr[a] ?? NaN
+        const y = arr[b] ?? NaN
+        if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : 1
+        if (Number.isNaN(y)) return -1
+        return sign * (x - y)
+      })
+      continue
+    }
+    const exact = idx.exact.get(field === 'title' ? 'title_string' : field)
+    if (!exact) continue
+    parts.push((a, b) => {
+      const x = exact.first(a)
+      const y = exact.first(b)
+      if (x === undefined) return y === undefined ? 0 : 1
+      if (y === undefined) return -1
+      return x === y ? 0 : sign * (x < y ? -1 : 1)
+    })
+  }
+  // ties: dataset id, so every process pages the same way
+  const ids = idx.ids
+  parts.push((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0))
+  return (a, b) => {
+    for (const p of parts) {
+      const c = p(a, b)
+      if (c !== 0) return c
+    }
+    return 0
+  }
+}
+
+/** The first `k` matching document numbers in sort order (a bounded heap, not a full sort). */
+export function topDocs(idx: MemoryIndex, matched: Bits, keys: SortKey[], k: number, scores: Float64Array | null) {
+  const cmp = comparator(idx, keys, scores)
+  // max-heap on cmp: the worst kept document sits on top
+  const heap: number[] = []
+  const up = (i: number) => {
+    while (i > 0) {
+      const p = (i - 1) >> 1
+      if (cmp(heap[i]!, heap[p]!) <= 0) break
+      ;[heap[i], heap[p]] = [heap[p]!, heap[i]!]
+      i = p
+    }
+  }
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < heap.length && cmp(heap[l]!, heap[m]!) > 0) m = l
+      if (r < heap.length && cmp(heap[r]!, heap[m]!) > 0) m = r
+      if (m === i) return
+      ;[heap[i], heap[m]] = [heap[m]!, heap[i]!]
+      i = m
+    }
+  }
+  forEachBit(matched, (d) => {
+    if (heap.length < k) {
+      heap.push(d)
+      up(heap.length - 1)
+    } else if (cmp(d, heap[0]!) < 0) {
+      heap[0] = d
+      down(0)
+    }
+  })
+  return heap.sort(cmp)
+}
+
+/**
+ * Facet counts of one field over the matches: documents per value (a dataset with two CSV
+ * resources counts once), at least `mincount`, the `limit` highest (negative: all), ties by value.
+ */
+export function facetCounts(
+  idx: MemoryIndex,
+  matched: Bits,
+  field: string,
+  opts: { limit: number; mincount: number },
+): [string, number][] {
+  const pairs: [string, number][] = []
+  const exact = idx.exact.get(field)
+  if (exact) {
+    const counts = new Int32Array(exact.values.length)
+    const forward = exact.forward
+    forEachBit(matched, (d) => {
+      const f = forward[d]
+      if (f) for (let i = 0; i < f.length; i++) counts[f[i]!]!++
+    })
+    for (let id = 0; id < counts.length; id++) {
+      if (counts[id]! > 0 && counts[id]! >= opts.mincount) pairs.push([exact.values[id]!, counts[id]!])
+    }
+  } else {
+    const arr = idx.numbers.get(field)
+    if (arr) {
+      const kind = fieldKind(field)
+      const counts = new Map<string, number>()
+      forEachBit(matched, (d) => {
+        const x = arr[d]!
+        if (Number.isNaN(x)) return
+        const key = kind === 'date' ? new Date(x).toISOString() : String(x)
+        counts.set(key, (counts.get(key) ?? 0) + 1)
+      })
+      for (const [v, c] of counts) if (c >= opts.mincount) pairs.push([v, c])
+    }
+  }
+  pairs.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+  return opts.limit < 0 ? pairs : pairs.slice(0, opts.limit)
+}

@@ -1,0 +1,208 @@
+// MiniSearch holding the analysed text fields; the engine reads its postings directly (no per-hit callbacks).
+import MiniSearch from 'minisearch'
+import { TEXT_FIELDS, type TextField } from './document'
+
+/** What is added to MiniSearch: the document number and pre-analysed terms per field. */
+interface TextDoc {
+  n: number
+  text: Record<TextField, string[]>
+}
+
+/** Per MiniSearch field: short id → term frequency. */
+export type Postings = Map<number, number>
+type FieldTermData = Map<number, Postings>
+
+export const FIELD_ID: Record<TextField, number> = Object.fromEntries(TEXT_FIELDS.map((f, i) => [f, i])) as Record<
+  TextField,
+  number
+>
+
+const OPTIONS = {
+  idField: 'n',
+  fields: [...TEXT_FIELDS],
+  extractField: (doc: TextDoc, field: string) =>
+    field === 'n' ? doc.n : doc.text[field as TextField].join(' '),
+  tokenize: (s: string) => (s ? s.split(' ') : []),
+  processTerm: (t: string) => t,
+}
+
+export interface TextSnapshot {
+  documentCount: number
+  nextId: number
+  avgFieldLength: number[]
+  /** Per live document: short id, document number, then one length per field. */
+  docs: Uint32Array
+  terms: string[]
+  /** Per term, in `terms` order: field count, then per field: field id, n, n × (short id, tf). */
+  postings: Uint32Array
+}
+
+/**
+ * MiniSearch with the analysis done beforehand (terms are added as they come) and read access
+ * to its inverted index, so that the engine can score and combine postings itself.
+ */
+export class TextIndex extends MiniSearch<TextDoc> {
+  /** short id → document number (-1: discarded). */
+  private shortToDoc = new Int32Array(1024).fill(-1)
+
+  constructor() {
+    super(OPTIONS)
+  }
+
+  put(doc: number, text: Record<TextField, string[]>) {
+    if (this.has(doc)) this.discard(doc)
+    this.add({ n: doc, text })
+    this.link(this._idToShortId.get(doc)!, doc)
+  }
+
+  drop(doc: number) {
+    const short = this._idToShortId.get(doc)
+    if (short === undefined) return
+    this.shortToDoc[short] = -1
+    this.discard(doc)
+  }
+
+  private link(short: number, doc: number) {
+    if (short >= this.shortToDoc.length) {
+      const grown = new Int32Array(Math.max(short + 1, this.shortToDoc.length * 2)).fill(-1)
+      grown.set(this.shortToDoc)
+      this.shortToDoc = grown
+    }
+    this.shortToDoc[short] = doc
+  }
+
+  /** The document number of a short id, or -1 for a discarded document. */
+  docOf(short: number): number {
+    return short < this.shortToDoc.length ? this.shortToDoc[short]! : -1
+  }
+
+  termData(term: string): FieldTermData | undefined {
+    return this._index.get(term)
+  }
+
+  /** Every indexed term starting with `prefix`, with its data. */
+  *withPrefix(prefix: string): Iterable<[string, FieldTermData]> {
+    yield* this._index.atPrefix(prefix).entries()
+  }
+
+  fuzzy(term: string, maxDistance: number): Iterable<[string, FieldTermData]> {
+    const out: [string, FieldTermData][] = []
+    for (const [t, [data]] of this._index.fuzzyGet(term, maxDistance)) out.push([t, data])
+    return out
+  }
+
+  /** Number of terms of a field in a document (BM25 length normalisation). */
+  fieldLength(short: number, field: number): number {
+    return this._fieldLength.get(short)?.[field] ?? 0
+  }
+
+  avgFieldLength(field: number): number {
+    return this._avgFieldLength[field] || 1
+  }
+
+  get liveCount(): number {
+    return this._documentCount
+  }
+
+  /** Short ids of the documents with at least one term in this field. */
+  *nonEmpty(field: number): Iterable<number> {
+    for (const [short, lengths] of this._fieldLength) if ((lengths[field] ?? 0) > 0) yield short
+  }
+
+  dump(): TextSnapshot {
+    const nFields = TEXT_FIELDS.length
+    const docs: number[] = []
+    for (const [short, lengths] of this._fieldLength) {
+      const doc = this.docOf(short)
+      if (doc < 0) continue
+      docs.push(short, doc)
+      for (let f = 0; f < nFields; f++) docs.push(lengths[f] ?? 0)
+    }
+    const terms: string[] = []
+    const out = new Growable()
+    for (const [term, data] of this._index) {
+      const start = out.length
+      out.push(0)
+      for (const [field, freqs] of data) {
+        const at = out.length
+        out.push(field, 0)
+        let n = 0
+        for (const [short, tf] of freqs) {
+          if (this.docOf(short) < 0) continue
+          out.push(short, tf)
+          n++
+        }
+        if (n === 0) out.length = at
+        else {
+          out.set(at + 1, n)
+          out.set(start, out.get(start) + 1)
+        }
+      }
+      if (out.get(start) === 0) out.length = start
+      else terms.push(term)
+    }
+    return {
+      documentCount: docs.length / (2 + nFields),
+      nextId: this._nextId,
+      avgFieldLength: this._avgFieldLength,
+      docs: Uint32Array.from(docs),
+      terms,
+      postings: out.array(),
+    }
+  }
+
+  static load(s: TextSnapshot): TextIndex {
+    const t = new TextIndex()
+    const nFields = TEXT_FIELDS.length
+    t._documentCount = s.documentCount
+    t._nextId = s.nextId
+    t._avgFieldLength = s.avgFieldLength
+    const docs = s.docs
+    for (let i = 0; i < docs.length; i += 2 + nFields) {
+      const short = docs[i]!
+      const doc = docs[i + 1]!
+      t._documentIds.set(short, doc)
+      t._idToShortId.set(doc, short)
+      t._fieldLength.set(short, Array.from(docs.subarray(i + 2, i + 2 + nFields)))
+      t.link(short, doc)
+    }
+    const p = s.postings
+    let at = 0
+    for (const term of s.terms) {
+      const data: FieldTermData = new Map()
+      const fields = p[at++]!
+      for (let f = 0; f < fields; f++) {
+        const field = p[at++]!
+        const n = p[at++]!
+        const freqs: Postings = new Map()
+        for (let k = 0; k < n; k++, at += 2) freqs.set(p[at]!, p[at + 1]!)
+        data.set(field, freqs)
+      }
+      t._index.set(term, data)
+    }
+    return t
+  }
+}
+
+/** An append-only Uint32Array that doubles as it grows. */
+export class Growable {
+  private buf = new Uint32Array(1 << 16)
+  length = 0
+  push(...xs: number[]) {
+    if (this.length + xs.length > this.buf.length) {
+      const grown = new Uint32Array(Math.max(this.buf.length * 2, this.length + xs.length))
+      grown.set(this.buf.subarray(0, this.length))
+      this.buf = grown
+    }
+    for (const x of xs) this.buf[this.length++] = x
+  }
+  get(i: number) {
+    return this.buf[i]!
+  }
+  set(i: number, v: number) {
+    this.buf[i] = v
+  }
+  array(): Uint32Array {
+    return this.buf.slice(0, this.length)
+  }
+}
