@@ -38,6 +38,8 @@ const server = serve({
   fetch: (req) => app.fetch(req, {}, nodeExecutionContext),
 })
 console.log(`Listening on http://localhost:${port} (database ${url})`)
+// Load (or build) the search index now, so the first package_search does not wait for it.
+deps.search.ready().catch((e) => console.error('search index load failed', e))
 
 const stop = () => server.close(() => process.exit(0))
 process.on('SIGINT', stop)
