@@ -50,7 +50,7 @@ export class TextIndex extends MiniSearch<TextDoc> {
   }
 
   put(doc: number, text: Record<TextField, string[]>) {
-    if (this.has(doc)) this.discard(doc)
+    this.drop(doc)
     this.add({ n: doc, text })
     this.link(this._idToShortId.get(doc)!, doc)
   }
