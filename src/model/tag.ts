@@ -173,7 +173,8 @@ export async function searchTags(
     const cond = and(...where)
     const [total] = await ctx.db.select({ n: count() }).from(tags).where(cond)
     const q = ctx.db.select().from(tags).where(cond).orderBy(asc(tags.name)).offset(offset)
-    const rows = s.limit === undefined ? await q.limit(-1) : await q.limit(s.limit)
+    // drizzle drops a negative limit, and SQLite refuses OFFSET without LIMIT
+    const rows = await q.limit(s.limit ?? Number.MAX_SAFE_INTEGER)
     return { rows, count: total?.n ?? 0 }
   }
   // Non-ASCII terms: fold case in JS, which knows Unicode.

@@ -153,6 +153,12 @@ describe('tag_search', () => {
     })
   })
 
+  it('takes an offset without a limit', async () => {
+    const r = await t.ok('tag_search', { query: `${P}-SEA`, offset: 1 })
+    expect(r.count).toBe(2)
+    expect(r.results.map((x: { name: string }) => x.name)).toEqual([`${P}-sea-salt`])
+  })
+
   it('counts and returns the tags containing every term', async () => {
     const r = await t.ok('tag_search', { query: `${P}-SEA` })
     expect(r.count).toBe(2)

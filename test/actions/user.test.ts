@@ -435,6 +435,8 @@ describe('user_list', () => {
     const a = await newUser({ name: `a${tag}`, fullname: 'Zed' })
     const list = await t.ok('user_list', { q: tag })
     expect(list.map((u: { name: string }) => u.name)).toEqual([a.name, b.name])
+    const skipped = await t.ok('user_list', { q: tag, offset: 1 }) // an offset without a limit
+    expect(skipped.map((u: { name: string }) => u.name)).toEqual([b.name])
     expect(list[0]).toMatchObject({ id: a.id, display_name: 'Zed', number_created_packages: 0 })
     expect(list[0]).not.toHaveProperty('email')
     const byDisplay = await t.ok('user_list', {

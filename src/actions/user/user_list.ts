@@ -83,7 +83,7 @@ Deleted users are left out, and so is the site user unless asked for.
       .from(users)
       .where(and(...where))
       .orderBy(asc(orderExpr), asc(users.name))
-      .limit(p.limit ?? -1)
+      .limit(p.limit ?? Number.MAX_SAFE_INTEGER) // drizzle drops -1; OFFSET needs a LIMIT
       .offset(p.offset ?? 0)
     if (!p.all_fields) return rows.map((r) => r.name)
     return userDicts(ctx, rows)
