@@ -11,7 +11,7 @@ import { CATCH_ALL, fieldKind, KV_SEP, type FieldKind } from './document'
 import type { PhraseChecker } from './index'
 import type { MemoryIndex } from './minisearch'
 import { DEFAULT_FIELDS, minShouldMatch, QueryParseError, type QueryNode, type QueryPlan } from './query'
-import { FIELD_ID } from './text-index'
+import { eachPosting, FIELD_ID } from './text-index'
 
 type Leaf = Exclude<QueryNode, { type: 'all' } | { type: 'bool' }>
 
@@ -282,17 +282,22 @@ export class Evaluator {
     for (const fid of fids) {
       const postings = data.get(fid)
       if (!postings) continue
-      const termIdf = idf(n, postings.size)
-      const avg = text.avgFieldLength(fid)
-      for (const [short, tf] of postings) {
-        const d = text.docOf(short)
-        if (d < 0) continue
-        b[d >>> 5]! |= 1 << (d & 31)
-        if (scores) {
-          const norm = K1 * (1 - B + (B * text.fieldLength(short, fid)) / avg)
-          scores[d]! += (w * termIdf * tf * (K1 + 1)) / (tf + norm)
-        }
+      if (!scores) {
+        eachPosting(postings, (short) => {
+          const d = text.docOf(short)
+          if (d >= 0) b[d >>> 5]! |= 1 << (d & 31)
+        })
+        continue
       }
+      const weight = w * idf(n, postings.size) * (K1 + 1)
+      const avg = text.avgFieldLength(fid)
+      eachPosting(postings, (short, tf) => {
+        const d = text.docOf(short)
+        if (d < 0) return
+        b[d >>> 5]! |= 1 << (d & 31)
+        const norm = K1 * (1 - B + (B * text.fieldLength(short, fid)) / avg)
+        scores[d]! += (weight * tf) / (tf + norm)
+      })
     }
   }
 
@@ -383,7 +388,7 @@ function wildcardRegExp(pattern: string): RegExp {
     else if (c === '?') re += '[\\s\\S]'
     else {
       const lit = c === '\\' && i + 1 < pattern.length ? pattern[++i]! : c
-      re += lit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
+      re += lit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
     }
   }
   return new RegExp(`^${re}$`, 'u')

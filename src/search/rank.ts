@@ -49,11 +49,31 @@ function comparator(idx: MemoryIndex, keys: SortKey[], scores: Float64Array | nu
   }
 }
 
+/**
+ * A numeric key for the first sort clause when it is numeric (score, a date or a count): smaller
+ * is better, missing values last. Lets top-k skip most documents with one comparison.
+ */
+function primaryKey(idx: MemoryIndex, keys: SortKey[], scores: Float64Array | null): ((d: number) => number) | null {
+  const first = keys.find((k) => k.field !== 'score' || scores)
+  if (!first) return null
+  const sign = first.direction === 'asc' ? 1 : -1
+  if (first.field === 'score') return (d) => sign * scores![d]!
+  const kind = fieldKind(first.field)
+  const arr = kind === 'date' || kind === 'number' ? idx.numbers.get(first.field) : undefined
+  if (!arr) return null
+  return (d) => {
+    const x = arr[d] ?? NaN
+    return Number.isNaN(x) ? Infinity : sign * x
+  }
+}
+
 /** The first `k` matching document numbers in sort order (a bounded heap, not a full sort). */
 export function topDocs(idx: MemoryIndex, matched: Bits, keys: SortKey[], k: number, scores: Float64Array | null) {
   const cmp = comparator(idx, keys, scores)
+  const key = primaryKey(idx, keys, scores)
   // max-heap on cmp: the worst kept document sits on top
   const heap: number[] = []
+  let worst = Infinity
   const up = (i: number) => {
     while (i > 0) {
       const p = (i - 1) >> 1
@@ -78,9 +98,11 @@ export function topDocs(idx: MemoryIndex, matched: Bits, keys: SortKey[], k: num
     if (heap.length < k) {
       heap.push(d)
       up(heap.length - 1)
-    } else if (cmp(d, heap[0]!) < 0) {
+      if (heap.length === k && key) worst = key(heap[0]!)
+    } else if ((!key || key(d) <= worst) && cmp(d, heap[0]!) < 0) {
       heap[0] = d
       down(0)
+      if (key) worst = key(heap[0]!)
     }
   })
   return heap.sort(cmp)
@@ -103,7 +125,9 @@ export function facetCounts(
     const forward = exact.forward
     forEachBit(matched, (d) => {
       const f = forward[d]
-      if (f) for (let i = 0; i < f.length; i++) counts[f[i]!]!++
+      if (f === undefined) return
+      if (typeof f === 'number') counts[f]!++
+      else for (let i = 0; i < f.length; i++) counts[f[i]!]!++
     })
     for (let id = 0; id < counts.length; id++) {
       if (counts[id]! > 0 && counts[id]! >= opts.mincount) pairs.push([exact.values[id]!, counts[id]!])

@@ -111,6 +111,8 @@ export class SearchService {
       for (const r of rows) ids.add(String(r.id))
     }
     await this.reindex([...ids])
+    const index = this.index!
+    if (index.text.dirt > Math.max(1000, index.size / 5)) this.compact()
     this.coveredSeq = Math.max(this.coveredSeq, seq)
     this.sinceSnapshot += ids.size
     if (this.sinceSnapshot >= SNAPSHOT_AFTER) this.scheduleSnapshot()
@@ -129,6 +131,15 @@ export class SearchService {
         else index.put(indexDocument(d, opts))
       }
     }
+  }
+
+  /**
+   * Rebuilds the index from its own snapshot form: posting lists become compact arrays (see
+   * LazyPostings) and the postings of replaced documents are dropped.
+   */
+  private compact() {
+    const index = this.index!
+    this.index = MemoryIndex.restore(index.snapshot(), this.phraseChecker())
   }
 
   private async load() {
@@ -151,6 +162,7 @@ export class SearchService {
     this.index = index
     const rows = await this.deps.read(`SELECT id FROM package WHERE state != 'deleted' ORDER BY metadata_created`)
     await this.reindex(rows.map((r) => String(r.id)))
+    this.compact()
     this.coveredSeq = Number(head?.seq ?? 0)
     if (rows.length) this.scheduleSnapshot()
   }

@@ -12,6 +12,80 @@ interface TextDoc {
 export type Postings = Map<number, number>
 type FieldTermData = Map<number, Postings>
 
+/**
+ * Postings loaded from a snapshot: kept as the snapshot's (short id, tf) pairs until MiniSearch
+ * changes them (a document with the term is added or removed), when they become a real Map.
+ * The engine reads the pairs directly (`eachPosting`), so most terms never become Maps: loading
+ * is fast and memory stays compact.
+ */
+export class LazyPostings extends Map<number, number> {
+  constructor(
+    public pairs: Uint32Array | null,
+    private count: number,
+  ) {
+    super()
+  }
+  private fill() {
+    const p = this.pairs
+    if (!p) return
+    this.pairs = null
+    for (let i = 0; i < p.length; i += 2) super.set(p[i]!, p[i + 1]!)
+  }
+  override get size() {
+    return this.pairs ? this.count : super.size
+  }
+  override get(k: number) {
+    this.fill()
+    return super.get(k)
+  }
+  override has(k: number) {
+    this.fill()
+    return super.has(k)
+  }
+  override set(k: number, v: number) {
+    this.fill()
+    return super.set(k, v)
+  }
+  override delete(k: number) {
+    this.fill()
+    return super.delete(k)
+  }
+  override clear() {
+    this.pairs = null
+    super.clear()
+  }
+  override forEach(fn: (v: number, k: number, m: Map<number, number>) => void, self?: unknown) {
+    this.fill()
+    super.forEach(fn, self)
+  }
+  override entries() {
+    this.fill()
+    return super.entries()
+  }
+  override keys() {
+    this.fill()
+    return super.keys()
+  }
+  override values() {
+    this.fill()
+    return super.values()
+  }
+  override [Symbol.iterator]() {
+    this.fill()
+    return super[Symbol.iterator]()
+  }
+}
+
+/** Calls fn(short id, tf) for every posting, without materialising lazy postings. */
+export function eachPosting(postings: Postings, fn: (short: number, tf: number) => void) {
+  const pairs = postings instanceof LazyPostings ? postings.pairs : null
+  if (pairs) {
+    for (let i = 0; i < pairs.length; i += 2) fn(pairs[i]!, pairs[i + 1]!)
+  } else {
+    for (const [short, tf] of postings) fn(short, tf)
+  }
+}
+
 export const FIELD_ID: Record<TextField, number> = Object.fromEntries(TEXT_FIELDS.map((f, i) => [f, i])) as Record<
   TextField,
   number
@@ -24,6 +98,9 @@ const OPTIONS = {
     field === 'n' ? doc.n : doc.text[field as TextField].join(' '),
   tokenize: (s: string) => (s ? s.split(' ') : []),
   processTerm: (t: string) => t,
+  // Discarded documents' postings are skipped through shortToDoc; vacuuming would also turn every
+  // lazy posting list into a Map. The service compacts instead (snapshot + restore in memory).
+  autoVacuum: false,
 }
 
 export interface TextSnapshot {
@@ -44,6 +121,8 @@ export interface TextSnapshot {
 export class TextIndex extends MiniSearch<TextDoc> {
   /** short id → document number (-1: discarded). */
   private shortToDoc = new Int32Array(1024).fill(-1)
+  /** Field lengths by short id, one array per field (BM25 without Map lookups). */
+  private lengths: Uint32Array[] = TEXT_FIELDS.map(() => new Uint32Array(1024))
 
   constructor() {
     super(OPTIONS)
@@ -52,7 +131,10 @@ export class TextIndex extends MiniSearch<TextDoc> {
   put(doc: number, text: Record<TextField, string[]>) {
     this.drop(doc)
     this.add({ n: doc, text })
-    this.link(this._idToShortId.get(doc)!, doc)
+    const short = this._idToShortId.get(doc)!
+    this.link(short, doc)
+    const lengths = this._fieldLength.get(short)
+    for (let f = 0; f < this.lengths.length; f++) this.lengths[f]![short] = lengths?.[f] ?? 0
   }
 
   drop(doc: number) {
@@ -67,8 +149,18 @@ export class TextIndex extends MiniSearch<TextDoc> {
       const grown = new Int32Array(Math.max(short + 1, this.shortToDoc.length * 2)).fill(-1)
       grown.set(this.shortToDoc)
       this.shortToDoc = grown
+      this.lengths = this.lengths.map((old) => {
+        const l = new Uint32Array(grown.length)
+        l.set(old)
+        return l
+      })
     }
     this.shortToDoc[short] = doc
+  }
+
+  /** Discarded documents whose postings are still in the index. */
+  get dirt() {
+    return this._dirtCount
   }
 
   /** The document number of a short id, or -1 for a discarded document. */
@@ -93,7 +185,7 @@ export class TextIndex extends MiniSearch<TextDoc> {
 
   /** Number of terms of a field in a document (BM25 length normalisation). */
   fieldLength(short: number, field: number): number {
-    return this._fieldLength.get(short)?.[field] ?? 0
+    return this.lengths[field]![short] ?? 0
   }
 
   avgFieldLength(field: number): number {
@@ -127,11 +219,11 @@ export class TextIndex extends MiniSearch<TextDoc> {
         const at = out.length
         out.push(field, 0)
         let n = 0
-        for (const [short, tf] of freqs) {
-          if (this.docOf(short) < 0) continue
-          out.push(short, tf)
+        eachPosting(freqs, (short, tf) => {
+          if (this.docOf(short) < 0) return
+          out.push2(short, tf)
           n++
-        }
+        })
         if (n === 0) out.length = at
         else {
           out.set(at + 1, n)
@@ -165,6 +257,7 @@ export class TextIndex extends MiniSearch<TextDoc> {
       t._idToShortId.set(doc, short)
       t._fieldLength.set(short, Array.from(docs.subarray(i + 2, i + 2 + nFields)))
       t.link(short, doc)
+      for (let f = 0; f < nFields; f++) t.lengths[f]![short] = docs[i + 2 + f]!
     }
     const p = s.postings
     let at = 0
@@ -174,9 +267,8 @@ export class TextIndex extends MiniSearch<TextDoc> {
       for (let f = 0; f < fields; f++) {
         const field = p[at++]!
         const n = p[at++]!
-        const freqs: Postings = new Map()
-        for (let k = 0; k < n; k++, at += 2) freqs.set(p[at]!, p[at + 1]!)
-        data.set(field, freqs)
+        data.set(field, new LazyPostings(p.subarray(at, at + 2 * n), n))
+        at += 2 * n
       }
       t._index.set(term, data)
     }
@@ -195,6 +287,16 @@ export class Growable {
       this.buf = grown
     }
     for (const x of xs) this.buf[this.length++] = x
+  }
+  /** Appends two values (the hot path of dump()). */
+  push2(a: number, b: number) {
+    if (this.length + 2 > this.buf.length) {
+      const grown = new Uint32Array(this.buf.length * 2)
+      grown.set(this.buf.subarray(0, this.length))
+      this.buf = grown
+    }
+    this.buf[this.length++] = a
+    this.buf[this.length++] = b
   }
   get(i: number) {
     return this.buf[i]!
