@@ -13,12 +13,8 @@ const opts = { siteId: 'x', vocabularyName: () => undefined, extraResourceFields
 const docs = dicts.map((d) => indexDocument(d, opts))
 console.log('analyse', (performance.now() - t).toFixed(0))
 t = performance.now()
-let idx = new MemoryIndex()
-for (const d of docs) idx.put(d)
-console.log('put', (performance.now() - t).toFixed(0))
-t = performance.now()
-idx = MemoryIndex.restore(idx.snapshot())
-console.log('compact', (performance.now() - t).toFixed(0))
+const idx = MemoryIndex.build(docs)
+console.log('build', (performance.now() - t).toFixed(0))
 dicts.length = 0
 docs.length = 0
 ;(globalThis as any).gc?.()

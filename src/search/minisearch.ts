@@ -21,7 +21,7 @@ export interface IndexSnapshot {
  * documents are small bitsets; queries combine those instead of filtering MiniSearch's hits.
  */
 export class MemoryIndex implements SearchIndex {
-  readonly text: TextIndex
+  text: TextIndex
   readonly exact = new Map<string, ExactField>()
   readonly numbers = new Map<string, Float64Array>()
   /** Document number → dataset id. */
@@ -58,6 +58,19 @@ export class MemoryIndex implements SearchIndex {
   }
 
   put(doc: IndexDoc) {
+    this.text.put(this.putFields(doc), doc.text)
+  }
+
+  /** An index of many documents, its text built in bulk (see TextIndex.bulk). */
+  static build(docs: IndexDoc[], phraseChecker?: PhraseChecker): MemoryIndex {
+    const idx = new MemoryIndex(phraseChecker)
+    const text = docs.map((d) => ({ n: idx.putFields(d), text: d.text }))
+    idx.text = TextIndex.bulk(text)
+    return idx
+  }
+
+  /** Numbers the document and stores everything but its text; returns its number. */
+  private putFields(doc: IndexDoc): number {
     let n = this.docOf.get(doc.id)
     if (n === undefined) {
       n = this.free.pop() ?? this.ids.length
@@ -65,7 +78,6 @@ export class MemoryIndex implements SearchIndex {
       this.ids[n] = doc.id
     }
     this.version++
-    this.text.put(n, doc.text)
     const seen = new Set<string>()
     for (const [field, values] of Object.entries(doc.exact)) {
       this.field(field).set(n, values)
@@ -78,6 +90,7 @@ export class MemoryIndex implements SearchIndex {
       if (!(field in doc.numbers) && n < arr.length) arr[n] = NaN
     }
     for (const [field, value] of Object.entries(doc.numbers)) this.numberArray(field, n)[n] = value
+    return n
   }
 
   remove(id: string) {

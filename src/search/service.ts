@@ -3,7 +3,7 @@ import type { ActionContext, Deps } from '../context'
 import type { Change } from '../model/changes'
 import { packageDicts } from '../model/package'
 import { analyzeGenericIndexTokens, analyzeGenericQueryTokens, analyzeIndexTokens, analyzeQueryTokens, type Token } from './analysis'
-import { indexDocument, phraseSources, type DocumentOptions } from './document'
+import { indexDocument, phraseSources, type DocumentOptions, type IndexDoc } from './document'
 import type { PhraseChecker } from './index'
 import { MemoryIndex } from './minisearch'
 import { decodeSnapshot, encodeSnapshot } from './snapshot'
@@ -158,13 +158,17 @@ export class SearchService {
       return
     }
     const [head] = await this.deps.read('SELECT COALESCE(MAX(seq), 0) AS seq FROM change_log')
-    const index = new MemoryIndex(checker)
-    this.index = index
     const rows = await this.deps.read(`SELECT id FROM package WHERE state != 'deleted' ORDER BY metadata_created`)
-    await this.reindex(rows.map((r) => String(r.id)))
-    this.compact()
+    const ids = rows.map((r) => String(r.id))
+    const opts = await this.documentOptions()
+    const docs: IndexDoc[] = []
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const dicts = await packageDicts(this.ctx(), ids.slice(i, i + BATCH))
+      for (const d of dicts.values()) if (d.state !== 'deleted') docs.push(indexDocument(d, opts))
+    }
+    this.index = MemoryIndex.build(docs, checker)
     this.coveredSeq = Number(head?.seq ?? 0)
-    if (rows.length) this.scheduleSnapshot()
+    if (docs.length) this.scheduleSnapshot()
   }
 
   private async readSnapshot(): Promise<{ seq: number; data: ReturnType<typeof decodeSnapshot> } | null> {
