@@ -1,16 +1,28 @@
 // `npm run bench`: runs every benchmark and prints its figures beside the baselines.
 import os from 'node:os'
 import { catalogueBench } from './catalogue'
+import { searchBench } from './search'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`)
-console.log('\n# 1. catalogue: package_show and package_create over HTTP (real Node server, loopback)')
-const r = await catalogueBench()
-console.log(`trivial JSON route (GET /api/3):   ${fmt(r.trivial.rps)} req/s  p50 ${r.trivial.p50} ms  p99 ${r.trivial.p99} ms`)
-console.log(`package_show (anonymous GET):       ${fmt(r.show.rps)} req/s  p50 ${r.show.p50} ms  p99 ${r.show.p99} ms  errors ${r.show.errors + r.show.non2xx}`)
-console.log(`  package_show / trivial route:     ${pct(r.showRatio)}   (target ≥ 25%)`)
-console.log(`package_create (${process.env.BENCH_CREATE_CONNECTIONS ?? 16} clients):        ${fmt(r.createRate)} datasets/s  p50 ${r.created.p50} ms  p99 ${r.created.p99} ms  errors ${r.created.errors + r.created.non2xx}`)
-console.log(`raw libSQL, same rows, batch/dataset: ${fmt(r.raw.rate)} datasets/s`)
-console.log(`  package_create / raw libSQL:      ${pct(r.createRatio)}   (target ≥ 1,000 datasets/s: ${r.createRate >= 1000 ? 'met' : 'NOT met'})`)
+// BENCH_ONLY=catalogue|search runs one of them. Search: BENCH_SEARCH_SIZES (default 10000,100000),
+// BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
+const only = process.env.BENCH_ONLY
+if (!only || only === 'catalogue') {
+  console.log('\n# 1. catalogue: package_show and package_create over HTTP (real Node server, loopback)')
+  const r = await catalogueBench()
+  console.log(`trivial JSON route (GET /api/3):   ${fmt(r.trivial.rps)} req/s  p50 ${r.trivial.p50} ms  p99 ${r.trivial.p99} ms`)
+  console.log(`package_show (anonymous GET):       ${fmt(r.show.rps)} req/s  p50 ${r.show.p50} ms  p99 ${r.show.p99} ms  errors ${r.show.errors + r.show.non2xx}`)
+  console.log(`  package_show / trivial route:     ${pct(r.showRatio)}   (target ≥ 25%)`)
+  console.log(`package_create (${process.env.BENCH_CREATE_CONNECTIONS ?? 16} clients):        ${fmt(r.createRate)} datasets/s  p50 ${r.created.p50} ms  p99 ${r.created.p99} ms  errors ${r.created.errors + r.created.non2xx}`)
+  console.log(`raw libSQL, same rows, batch/dataset: ${fmt(r.raw.rate)} datasets/s`)
+  console.log(`  package_create / raw libSQL:      ${pct(r.createRatio)}   (target ≥ 1,000 datasets/s: ${r.createRate >= 1000 ? 'met' : 'NOT met'})`)
+}
+
+if (!only || only === 'search') {
+  const sizes = (process.env.BENCH_SEARCH_SIZES ?? '10000,100000').split(',').map((s) => Number(s.trim()))
+  console.log('\n# 2. search: package_search over generated catalogues (fill, index, latency in-process and over HTTP, cold start, two processes)')
+  await searchBench(sizes)
+}

@@ -9,22 +9,28 @@ export interface RunningServer {
   dbUrl: string
   dir: string
   child: ChildProcess
+  /** Milliseconds from spawn to the "Listening on" line. */
+  listenedMs: number
   stop(): Promise<void>
 }
 
+/** A fresh temp database unless `env.DATABASE_URL` names one (then `dir` is ''). */
 export async function startServer(env: Record<string, string> = {}, port = 5600 + Math.floor(Math.random() * 300)): Promise<RunningServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-bench-'))
-  const dbUrl = `file:${join(dir, 'catalogue.db')}`
+  const dir = env.DATABASE_URL ? '' : mkdtempSync(join(tmpdir(), 'ckan-edge-bench-'))
+  const dbUrl = env.DATABASE_URL ?? `file:${join(dir, 'catalogue.db')}`
+  const spawned = performance.now()
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
     env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''
+  let listenedMs = 0
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30000)
     const onData = (b: Buffer) => {
       log += b.toString()
       if (log.includes('Listening on')) {
+        listenedMs = performance.now() - spawned
         clearTimeout(timer)
         resolve()
       }
@@ -40,6 +46,7 @@ export async function startServer(env: Record<string, string> = {}, port = 5600 
     dbUrl,
     dir,
     child,
+    listenedMs,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve())
