@@ -61,15 +61,17 @@ export function mountActionRoutes(app: Hono, deps: Deps) {
       return fail(help, err)
     }
   }
-  const exec = (c: { executionCtx: ExecLike }) => {
-    try {
-      return c.executionCtx
-    } catch {
-      return undefined // app.request() without an execution context
-    }
-  }
   for (const path of ['/api/3/action/:name', '/api/action/:name']) {
-    app.on(['GET', 'POST'], path, (c) => handler(c.req.raw, c.req.param('name') ?? '', exec(c)))
+    app.on(['GET', 'POST'], path, (c) => handler(c.req.raw, c.req.param('name') ?? '', executionContextOf(c)))
     app.on(['PUT', 'DELETE', 'PATCH'], path, (c) => c.text('Method Not Allowed', 405))
+  }
+}
+
+/** The request's execution context (waitUntil), or undefined under app.request() without one. */
+export function executionContextOf(c: { executionCtx: ExecLike }): ExecLike | undefined {
+  try {
+    return c.executionCtx
+  } catch {
+    return undefined
   }
 }

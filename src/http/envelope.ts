@@ -15,7 +15,8 @@ export function helpUrl(siteUrl: string, action: string): string {
   return `${siteUrl.replace(/\/+$/, '')}/api/3/action/help_show?name=${encodeURIComponent(action)}`
 }
 
-const escapeHtml = (s: string) =>
+/** Python's html.escape(), which CKAN applies to JSONP callback names. */
+export const escapeHtml = (s: string) =>
   s
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')

@@ -17,8 +17,8 @@ import { registry } from '../actions'
 import { invoke } from '../actions/invoke'
 import type { DataDict } from '../actions/action'
 import type { Deps } from '../context'
-import { asciiJson, fail, helpUrl } from './envelope'
-import { requestContext, type ExecLike } from './action-route'
+import { asciiJson, escapeHtml, fail, helpUrl } from './envelope'
+import { executionContextOf, requestContext, type ExecLike } from './action-route'
 
 interface UtilRoute {
   path: string
@@ -86,15 +86,6 @@ const ROUTES: UtilRoute[] = [
   },
 ]
 
-// ckan: html.escape() of the callback name
-const escapeHtml = (s: string) =>
-  s
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#x27;')
-
 function finishOk(body: unknown, callback: string | null): Response {
   const json = asciiJson(body)
   if (callback !== null) {
@@ -124,17 +115,10 @@ export function mountUtilRoutes(app: Hono, deps: Deps) {
       return fail(help, err)
     }
   }
-  const exec = (c: { executionCtx: ExecLike }) => {
-    try {
-      return c.executionCtx
-    } catch {
-      return undefined // app.request() without an execution context
-    }
-  }
   for (const prefix of ['/api', '/api/1', '/api/2']) {
     for (const route of ROUTES) {
       const path = prefix + route.path
-      app.get(path, (c) => handler(c.req.raw, route, exec(c)))
+      app.get(path, (c) => handler(c.req.raw, route, executionContextOf(c)))
       app.on(['POST', 'PUT', 'DELETE', 'PATCH'], path, (c) => c.text('Method Not Allowed', 405))
     }
   }
