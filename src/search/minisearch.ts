@@ -172,7 +172,9 @@ export class MemoryIndex implements SearchIndex {
       req.rows > 0 && req.start < total
         ? topDocs(this, matched, req.sort, req.start + req.rows, evaluator.scores)
             .slice(req.start)
-            .map((n) => this.ids[n]!)
+            .map((n) => this.ids[n])
+            // a refresh may have removed a document while a phrase check awaited the database
+            .filter((id): id is string => id !== undefined)
         : []
     const facets: SearchHits['facets'] = {}
     if (req.facet) {
