@@ -16,8 +16,11 @@ export function pyRepr(s: string): string {
 
 const zulu = (v: unknown) => (typeof v === 'string' && v && !v.endsWith('Z') ? v + 'Z' : v)
 
-/** The stored index fields of a dataset, as `fl` returns them (search.md §6.2). */
-export function storedFields(d: Dict, siteId: string): Dict {
+/**
+ * The stored index fields of a dataset, as `fl` returns them (search.md §6.2). The serialised
+ * dict fields are made only when asked for.
+ */
+function storedFields(d: Dict, siteId: string, withDataDict: boolean): Dict {
   const org = d.organization as Dict | null | undefined
   const resources = list(d.resources)
   const out: Dict = {
@@ -45,19 +48,18 @@ export function storedFields(d: Dict, siteId: string): Dict {
     res_type: resources.map((r) => r.resource_type ?? null),
     metadata_created: zulu(d.metadata_created),
     metadata_modified: zulu(d.metadata_modified),
-    data_dict: JSON.stringify(d),
-    validated_data_dict: JSON.stringify(d),
     site_id: siteId,
     entity_type: 'package',
     index_id: d.id,
   }
+  if (withDataDict) out.data_dict = out.validated_data_dict = JSON.stringify(d)
   for (const e of list(d.extras)) out[`extras_${String(e.key)}`] = e.value
   return out
 }
 
 /** One `fl` result: only the requested stored fields; `extras_<k>` come back as `<k>`. */
 export function flDict(d: Dict, fields: string[], siteId: string): Dict {
-  const stored = storedFields(d, siteId)
+  const stored = storedFields(d, siteId, fields.includes('data_dict') || fields.includes('validated_data_dict'))
   const out: Dict = {}
   for (const f of fields) {
     if (!(f in stored) || stored[f] === undefined) continue

@@ -16,7 +16,7 @@ export function fromDocs(size: number, docs: Iterable<number>): Bits {
   return b
 }
 
-/** a &= b (in place). */
+/** a &= b (in place); bits beyond b's end are cleared (b was made before the index grew). */
 export function andInto(a: Bits, b: Bits): Bits {
   for (let i = 0; i < a.length; i++) a[i]! &= b[i]!
   return a

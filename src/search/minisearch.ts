@@ -1,5 +1,5 @@
 // The in-memory engine: MiniSearch for analysed text, id sets for exact values, arrays for numbers.
-import { count, fromDocs, newBits, orInto, type Bits } from './bits'
+import { andInto, count, fromDocs, newBits, orInto, type Bits } from './bits'
 import type { IndexDoc } from './document'
 import { ExactField } from './exact-field'
 import { Evaluator } from './evaluate'
@@ -159,14 +159,14 @@ export class MemoryIndex implements SearchIndex {
     const matched = await evaluator.run(req.q, scoring)
     for (const f of req.filters) {
       const b = await evaluator.run(f, false)
-      for (let i = 0; i < matched.length; i++) matched[i]! &= b[i]!
+      andInto(matched, b)
     }
     const v = req.visibility
     const vis = v.states ? newBits(this.capacity) : this.all().slice()
     if (v.states) for (const s of v.states) orInto(vis, this.exactBits('state', s))
-    if (!v.includePrivate) andIn(vis, this.exactBits('capacity', 'public'))
-    if (v.labels) andIn(vis, this.labelBits(v.labels))
-    andIn(matched, vis)
+    if (!v.includePrivate) andInto(vis, this.exactBits('capacity', 'public'))
+    if (v.labels) andInto(vis, this.labelBits(v.labels))
+    andInto(matched, vis)
     const total = count(matched)
     const ids =
       req.rows > 0 && req.start < total
@@ -206,8 +206,4 @@ export class MemoryIndex implements SearchIndex {
     }
     return idx
   }
-}
-
-function andIn(a: Bits, b: Bits) {
-  for (let i = 0; i < a.length; i++) a[i]! &= b[i] ?? 0
 }

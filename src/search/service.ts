@@ -225,10 +225,11 @@ export class SearchService {
       const out = new Set<string>()
       const opts = await this.documentOptions()
       const dicts = await packageDicts(this.ctx(), ids)
+      const queries = { english: analyzeQueryTokens(leaf.text), generic: analyzeGenericQueryTokens(leaf.text) }
       for (const [id, d] of dicts) {
         for (const src of phraseSources(d as Dict, field, opts)) {
           const doc = (src.generic ? analyzeGenericIndexTokens : analyzeIndexTokens)(src.text)
-          const query = (src.generic ? analyzeGenericQueryTokens : analyzeQueryTokens)(leaf.text)
+          const query = src.generic ? queries.generic : queries.english
           if (leaf.type === 'term' || leaf.slop > 0 ? containsAll(doc, query) : containsPhrase(doc, query)) {
             out.add(id)
             break
