@@ -4,6 +4,7 @@ import type { Deps } from './context'
 import { mountActionRoutes } from './http/action-route'
 import { asciiJson } from './http/envelope'
 import { mountUtilRoutes } from './http/util-routes'
+import { mountDumpRoute } from './http/dump-route'
 
 export function createApp(deps: Deps) {
   const app = new Hono()
@@ -19,6 +20,7 @@ export function createApp(deps: Deps) {
   }
   mountActionRoutes(app, deps)
   mountUtilRoutes(app, deps)
+  mountDumpRoute(app, deps)
   app.onError((err) => {
     console.error('unhandled error', err)
     return new Response(asciiJson({ success: false, error: { __type: 'Internal Server Error', message: 'Internal Server Error' } }), {

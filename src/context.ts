@@ -7,6 +7,7 @@ import type { users } from './db/schema'
 import type { WriteBatcher } from './model/write-batcher'
 import type { ReadExecutor } from './db/executor'
 import type { SearchService } from './search/service'
+import type { DatastoreDb } from './datastore/store'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -25,6 +26,8 @@ export interface Deps {
   read: ReadExecutor
   /** This process's search index, kept in step with the change log. */
   search: SearchService
+  /** The DataStore's own database (user tables); absent where none is configured. */
+  datastore?: DatastoreDb
 }
 
 export interface ActionContext extends Deps {
@@ -36,6 +39,8 @@ export interface ActionContext extends Deps {
   defer: (work: Promise<unknown>) => void
   /** Set by actions that call others without their authorization (CKAN's ignore_auth). */
   ignoreAuth?: boolean
+  /** The request URL (path and query), for results that link back to it (datastore_search _links). */
+  requestUrl?: string
 }
 
 /** The caller's name as CKAN puts it in messages: empty for anonymous. */

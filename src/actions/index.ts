@@ -1,6 +1,7 @@
 // The registry: every action by name, built from each group's index.ts.
 import type { Action } from './action'
 import { actions as config } from './config'
+import { actions as datastore } from './datastore'
 import { actions as group } from './group'
 import { actions as member } from './member'
 import { actions as organization } from './organization'
@@ -34,4 +35,4 @@ function build(lists: AnyAction[][]): Map<string, AnyAction> {
   return map
 }
 
-export const registry = build([site, config, pkg, resource, group, organization, member, user, tag, vocabulary])
+export const registry = build([site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore])

@@ -68,6 +68,8 @@ export const OPTIONS: OptionDef[] = [
   o('service.extra_resource_fields', 'list', [], 'Extra resource keys that resource_search may query.'),
   o('service.views.default_views', 'list', ['image_view', 'recline_view'], 'View types created for new resources.'),
   // DataStore
+  o('service.datastore.write_url', 'string', '', 'DataStore database URL (default: datastore.db beside an embedded catalogue; env DATASTORE_URL wins).'),
+  o('service.datastore.default_fts_lang', 'string', 'english', 'Default full-text language of datastore_search.'),
   o('service.datastore.sqlsearch.enabled', 'bool', true, 'Enable datastore_search_sql.'),
   o('service.datastore.search.rows_max', 'int', 32000, 'Upper limit of datastore_search limit.'),
   o('service.datastore.search.rows_default', 'int', 100, 'Default datastore_search limit.'),

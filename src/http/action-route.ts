@@ -49,6 +49,7 @@ export function mountActionRoutes(app: Hono, deps: Deps) {
       const callback = hasCallback ? String(data.callback) : undefined
       delete data.callback
       const ctx = await requestContext(deps, hasCallback ? null : req.headers, exec)
+      ctx.requestUrl = req.url
       let result: unknown
       try {
         result = await invoke(ctx, action, data)

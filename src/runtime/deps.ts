@@ -9,6 +9,8 @@ import { ChangeFeed } from '../model/changes'
 import { WriteBatcher } from '../model/write-batcher'
 import { loadRuntimeConfig } from '../model/config'
 import { SearchService, type SearchServiceOptions } from '../search/service'
+import type { DatastoreDb } from '../datastore/store'
+import { ensureRegistry } from '../datastore/registry'
 
 export interface BuildOptions {
   /** A cheap way to read the newest change-log seq (see ChangeFeed). */
@@ -18,6 +20,8 @@ export interface BuildOptions {
   /** Runs hot-path reads; default: the libSQL client's execute. */
   readExecutor?: ReadExecutor
   search?: SearchServiceOptions
+  /** The DataStore database (see runtime/node-datastore.ts). */
+  datastore?: DatastoreDb
 }
 
 export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}): Deps {
@@ -38,6 +42,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     writer: new WriteBatcher(opts.writeExecutor ?? clientExecutor(db.$client), () => changes.touched()),
     read,
     search: undefined as unknown as SearchService,
+    datastore: opts.datastore,
   }
   // subscribes after the caches, so dicts it re-reads are never stale ones
   deps.search = new SearchService(deps, opts.search)
@@ -47,5 +52,6 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
 /** Loads what a fresh process needs before serving (runtime config overlay). */
 export async function warmUp(deps: Deps) {
   await loadRuntimeConfig(deps.db, deps.config)
+  if (deps.datastore) await ensureRegistry(deps.datastore)
   await deps.changes.catchUp()
 }

@@ -25,7 +25,7 @@ export interface OpenedDb {
 }
 
 /** Prepared statements of one connection, kept per SQL text. */
-function statementCache(conn: Database.Database) {
+export function statementCache(conn: Database.Database) {
   const cache = new Map<string, Database.Statement>()
   return (sql: string) => {
     let st = cache.get(sql)
@@ -43,7 +43,7 @@ function syncReader(conn: Database.Database): ReadExecutor {
 }
 
 /** One transaction per call on a synchronous connection; statements prepared once per SQL text. */
-function syncExecutor(conn: Database.Database): WriteExecutor {
+export function syncExecutor(conn: Database.Database): WriteExecutor {
   const prepare = statementCache(conn)
   return async (stmts) => {
     conn.exec('BEGIN IMMEDIATE')

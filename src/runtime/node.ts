@@ -4,6 +4,7 @@ import { createApp } from '../app'
 import { loadConfig } from '../config/load'
 import { buildDeps, warmUp } from './deps'
 import { openCatalogDb } from './node-db'
+import { datastoreUrl, openDatastore } from './node-datastore'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
 
@@ -11,7 +12,11 @@ const env = process.env
 const config = loadConfig(env)
 const url = env.DATABASE_URL ?? 'file:./data/catalogue.db'
 const { db, headProbe, writeExecutor, readExecutor } = await openCatalogDb(url, env.DATABASE_AUTH_TOKEN)
-const deps = buildDeps(config, db, { headProbe, writeExecutor, readExecutor })
+const datastore = await openDatastore(
+  datastoreUrl(env.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined), url),
+  env.DATASTORE_AUTH_TOKEN,
+)
+const deps = buildDeps(config, db, { headProbe, writeExecutor, readExecutor, datastore })
 await warmUp(deps)
 
 const { created } = await ensureSiteUser(deps)

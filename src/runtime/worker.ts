@@ -6,6 +6,7 @@ import { loadConfig } from '../config/load'
 import { schema } from '../db/schema'
 import type { Deps } from '../context'
 import { buildDeps, warmUp } from './deps'
+import { clientDatastore } from '../datastore/client-store'
 
 type WorkerEnv = Record<string, string | undefined>
 
@@ -18,7 +19,12 @@ function build(env: WorkerEnv): { app: App; deps: Deps } {
   const url = env.DATABASE_URL ?? env.LIBSQL_URL
   if (!url) throw new Error('DATABASE_URL (a libsql:// or https:// URL) is not set')
   const client = createClient({ url, authToken: env.DATABASE_AUTH_TOKEN })
-  const deps = buildDeps(loadConfig(env), drizzle(client, { schema }))
+  // The DataStore is a separate database; without DATASTORE_URL its actions say it is not configured.
+  const dsUrl = env.DATASTORE_URL
+  const datastore = dsUrl
+    ? clientDatastore(createClient({ url: dsUrl, authToken: env.DATASTORE_AUTH_TOKEN }))
+    : undefined
+  const deps = buildDeps(loadConfig(env), drizzle(client, { schema }), { datastore })
   return { app: createApp(deps), deps }
 }
 

@@ -6,6 +6,7 @@ import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config/load'
 import { buildDeps, warmUp } from '../../src/runtime/deps'
 import { openCatalogDb } from '../../src/runtime/node-db'
+import { datastoreUrl, openDatastore } from '../../src/runtime/node-datastore'
 import { makers } from './make'
 
 /** CKAN's test-ini profile: what CKAN's own API tests run with. */
@@ -38,7 +39,8 @@ export async function setup(overrides: Record<string, string> = {}) {
   const file = tempDbFile()
   const { db, client, headProbe, writeExecutor, readExecutor } = await openCatalogDb(`file:${file}`)
   const config = loadConfig({ ...TEST_PROFILE, ...overrides })
-  const deps = buildDeps(config, db, { headProbe, writeExecutor, readExecutor })
+  const datastore = await openDatastore(datastoreUrl(undefined, `file:${file}`))
+  const deps = buildDeps(config, db, { headProbe, writeExecutor, readExecutor, datastore })
   await warmUp(deps)
   const app = createApp(deps)
 

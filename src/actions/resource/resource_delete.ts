@@ -7,6 +7,8 @@ import {
   loadResource,
   requireId,
 } from '../../model/resource-write'
+import { findTable } from '../../datastore/registry'
+import { dropTable } from '../../datastore/writes'
 
 export const resourceDelete = defineAction({
   name: 'resource_delete',
@@ -22,7 +24,10 @@ Anyone allowed to edit the dataset may delete its resources.
   auth: (ctx, input) => authorizeResourceWrite(ctx, 'resource_delete', input, 'delete'),
   params: z.record(z.string(), z.unknown()),
   async run(ctx, _params, input) {
-    await deleteResource(ctx, await loadResource(ctx, requireId(input)))
+    const res = await loadResource(ctx, requireId(input))
+    await deleteResource(ctx, res)
+    // ckan: the DataStore plugin drops the resource's table with it
+    if (ctx.datastore && (await findTable(ctx.datastore, res.id))) await dropTable(ctx.datastore, res.id)
     return null // ckan: resource_delete returns nothing
   },
 })

@@ -1,0 +1,157 @@
+// datastore_create: creates or extends the DataStore table of a resource and appends records.
+import { z } from 'zod'
+import { defineAction } from '../action'
+import { invoke } from '../invoke'
+import { resourceCreate } from '../resource/resource_create'
+import { NotAuthorized, ValidationError } from '../../errors'
+import { callerName } from '../../context'
+import { canEditPackage } from '../../auth/rules'
+import { loadPackage } from '../../model/package'
+import { createOrAlter } from '../../datastore/create'
+import {
+  datastoreOf,
+  findResource,
+  requireCanEditResource,
+  requireWritable,
+  setDatastoreActive,
+} from '../../datastore/access'
+import { dsBool, dsList, resourceIdOf, toList } from '../../datastore/params'
+import { checkRecordList } from '../../datastore/records'
+import { isValidTableName } from '../../datastore/ident'
+import { field, fail, MISSING } from '../../validation/fields'
+
+const fieldItem = z.looseObject({
+  id: field((v) => (typeof v === 'string' && v !== '' ? v : fail(MISSING))),
+})
+
+const trigger = z.looseObject({
+  function: field((v) => (typeof v === 'string' && v !== '' ? v : fail(MISSING))),
+  when: field((v) =>
+    v === undefined || v === 'before insert or update'
+      ? v
+      : fail("Value must be one of ['before insert or update']"),
+  ),
+  for_each: field((v) => (v === undefined || v === 'row' ? v : fail("Value must be one of ['row']"))),
+})
+
+/** indexes: a column, a comma string, or a list whose items are columns, comma strings or lists. */
+const indexList = field((v) => {
+  if (v === undefined || v === null) return undefined
+  const items = Array.isArray(v) ? v : [v]
+  return items.flatMap((item): string[][] =>
+    Array.isArray(item) ? [item.map(String)] : (toList(item) ?? []).map((c) => [c]),
+  )
+})
+
+const params = z.looseObject({
+  resource: z.record(z.string(), z.unknown()).optional(),
+  force: dsBool(false),
+  fields: z.array(fieldItem).optional(),
+  records: field((v) => v),
+  primary_key: dsList,
+  indexes: indexList,
+  aliases: dsList,
+  triggers: z.array(trigger).optional(),
+  calculate_record_count: dsBool(false),
+})
+
+export const datastoreCreate = defineAction({
+  name: 'datastore_create',
+  readOnly: false,
+  validateFirst: true,
+  help: `Add a DataStore table to a resource, or extend it.
+
+Called again on the same resource it appends records, adds fields, and replaces the aliases,
+indexes, primary key and triggers that are given. The table is created in the DataStore database,
+named by the resource id, and the resource's datastore_active flag is set.
+
+:param resource_id: the resource the table belongs to (or use resource)
+:type resource_id: string
+:param resource: a resource dict for resource_create, to create the resource in the same call
+  (it needs package_id)
+:type resource: dictionary
+:param force: edit a resource whose url_type is not "datastore" (optional, default: False)
+:type force: bool
+:param fields: the columns: dicts with id, type (guessed from the first record when absent) and
+  info (the data dictionary: label, notes, type_override and any other keys)
+:type fields: list of dictionaries
+:param records: rows to insert, dicts of column id to value
+:type records: list of dictionaries
+:param primary_key: the column(s) of the unique key
+:type primary_key: list or comma separated string
+:param indexes: columns to index (an item can be a list for a composite index)
+:type indexes: list or comma separated string
+:param aliases: read-only names for the table
+:type aliases: list or comma separated string
+:param triggers: trigger functions to run on each inserted or updated row: dicts with "function"
+:type triggers: list of dictionaries
+:returns: the request without the records, with resource_id and method "insert"
+:rtype: dictionary`,
+  async auth(ctx, input) {
+    if (input.resource && typeof input.resource === 'object' && !resourceIdOf(input)) {
+      const ref = (input.resource as Record<string, unknown>).package_id
+      if (typeof ref !== 'string' || !ref) throw ValidationError.message('Missing id, can not get Resource object')
+      const pkg = await loadPackage(ctx, ref)
+      if (!(await canEditPackage(ctx, pkg)))
+        throw new NotAuthorized(`User ${callerName(ctx)} not authorized to edit package ${pkg.id}`)
+      return
+    }
+    const id = resourceIdOf(input)
+    if (!id) throw ValidationError.message('Missing id, can not get Resource object')
+    const res = await findResource(ctx, id)
+    if (!res) throw ValidationError.field('resource_id', 'Not found: Resource')
+    await requireCanEditResource(ctx, res)
+  },
+  params,
+  async run(ctx, p, input) {
+    const db = datastoreOf(ctx)
+    const givenId = resourceIdOf(input)
+    if (p.resource && givenId) throw ValidationError.field('resource', 'resource cannot be used with resource_id')
+    if (!p.resource && !givenId) throw ValidationError.field('resource_id', 'resource_id or resource required')
+    const first = Array.isArray(p.records) ? (p.records[0] as unknown) : undefined
+    if (first !== undefined && (typeof first !== 'object' || first === null || Array.isArray(first)))
+      throw ValidationError.field('records', 'The first row is not a json object')
+    const records = p.records === undefined || p.records === null ? undefined : checkRecordList(p.records)
+
+    const out: Record<string, unknown> = { ...input }
+    delete out.records
+    delete out.id
+    let id: string
+    if (p.resource) {
+      if (p.resource.url) throw ValidationError.field('resource', 'The datapusher has to be enabled.')
+      const created = (await invoke(
+        { ...ctx, ignoreAuth: true },
+        resourceCreate,
+        { ...p.resource, url: '_datastore_only_resource', url_type: 'datastore' },
+      )) as Record<string, unknown>
+      id = String(created.id)
+      out.resource = { ...p.resource, ...created }
+    } else {
+      id = givenId!
+      const res = await findResource(ctx, id)
+      if (!res) throw ValidationError.field('resource_id', 'Not found: Resource')
+      requireWritable(res, p.force)
+      delete out.force
+    }
+    if (!isValidTableName(id)) throw ValidationError.field('resource_id', `"${id}" is not a valid table name`)
+
+    const fields = await createOrAlter(
+      db,
+      {
+        id,
+        fields: p.fields as never,
+        records,
+        primary_key: p.primary_key,
+        indexes: p.indexes,
+        aliases: p.aliases,
+        triggers: p.triggers as never,
+      },
+      ctx.now,
+    )
+    await setDatastoreActive(ctx, id, true)
+    if (p.fields) out.fields = fields
+    out.resource_id = id
+    out.method = 'insert'
+    return out
+  },
+})

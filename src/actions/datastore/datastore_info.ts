@@ -1,0 +1,43 @@
+// datastore_info: a table's columns (with types and data dictionary) and row count.
+import { z } from 'zod'
+import { defineAction } from '../action'
+import { NotFound } from '../../errors'
+import { infoKind } from '../../datastore/column-types'
+import { datastoreOf, findResource, requireCanReadResource } from '../../datastore/access'
+import { requireTable } from '../../datastore/registry'
+import { quoteIdent } from '../../datastore/ident'
+import { reqString } from '../../validation/fields'
+
+export const datastoreInfo = defineAction({
+  name: 'datastore_info',
+  readOnly: true,
+  validateFirst: true,
+  help: `Describe a DataStore table.
+
+:param id: the resource id of the table
+:type id: string
+:returns: schema (column to "number", "date" or "text"), meta (count: the number of rows) and
+  fields (each column's id, type and info, as datastore_search lists them)
+:rtype: dictionary`,
+  auth: async (ctx, input) => {
+    const res = await findResource(ctx, String(input.id))
+    if (!res) throw new NotFound()
+    await requireCanReadResource(ctx, res)
+  },
+  params: z.object({ id: reqString }),
+  async run(ctx, p) {
+    const db = datastoreOf(ctx)
+    const t = await requireTable(db, p.id)
+    const { rows } = await db.query(`SELECT count(*) FROM ${quoteIdent(t.id)}`)
+    const schema: Record<string, string> = {}
+    t.columns.forEach((c, i) => (schema[c.id] = infoKind(t.types[i]!)))
+    return {
+      schema,
+      meta: { count: Number(rows[0]?.[0] ?? 0) },
+      fields: [
+        { id: '_id', type: 'int' },
+        ...t.columns.map((c) => (c.info ? { id: c.id, type: c.type, info: c.info } : { id: c.id, type: c.type })),
+      ],
+    }
+  },
+})

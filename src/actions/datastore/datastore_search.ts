@@ -1,0 +1,78 @@
+// datastore_search: rows of a DataStore table (or alias, or _table_metadata) with filters, full text,
+// sort and paging.
+import { z } from 'zod'
+import { defineAction } from '../action'
+import { ValidationError } from '../../errors'
+import { datastoreOf, findResource, requireCanReadResource } from '../../datastore/access'
+import { searchParams } from '../../datastore/search-params'
+import { requireTable, resolveName, tableNotFound } from '../../datastore/registry'
+import { metadataTable, searchTable, TABLE_METADATA } from '../../datastore/search'
+import { formatRecords, links, outFields } from '../../datastore/search-output'
+
+export const datastoreSearch = defineAction({
+  name: 'datastore_search',
+  readOnly: true,
+  auth: 'anyone',
+  help: `Search a DataStore table.
+
+:param resource_id: id or alias of the table to search; "_table_metadata" lists every table and alias
+:type resource_id: string
+:param filters: conditions to match, column to value (a list of values matches any of them)
+:type filters: dictionary
+:param q: full-text query over whole rows (a string), or per column (a dict of column to query)
+:type q: string or dictionary
+:param plain: treat q as plain words (default: True); False enables the &, |, !, :* and <-> syntax
+:type plain: bool
+:param language: full-text language (default: english)
+:type language: string
+:param distinct: return only distinct rows (default: False)
+:type distinct: bool
+:param fields: columns to return (default: all, in table order)
+:type fields: list or comma separated string
+:param sort: comma separated columns, each with optional asc/desc and nulls first/last
+:type sort: string
+:param limit: rows per page (default: 100, at most service.datastore.search.rows_max)
+:type limit: int
+:param offset: rows to skip (default: 0)
+:type offset: int
+:param include_total: count all matching rows (default: True)
+:type include_total: bool
+:param records_format: objects (default), lists, csv or tsv
+:type records_format: string
+:returns: fields, records, limit, _links and (with include_total) total
+:rtype: dictionary`,
+  params: z.record(z.string(), z.unknown()),
+  async run(ctx, _p, input) {
+    const db = datastoreOf(ctx)
+    const p = searchParams(input, ctx.config)
+    let table
+    if (p.resource_id === TABLE_METADATA) table = metadataTable
+    else {
+      const id = await resolveName(db, p.resource_id)
+      if (!id) throw tableNotFound(p.resource_id)
+      const res = await findResource(ctx, id)
+      if (!res) throw tableNotFound(p.resource_id)
+      await requireCanReadResource(ctx, res)
+      table = await requireTable(db, id)
+    }
+    if (table === metadataTable && p.spec.q !== undefined) throw ValidationError.field('q', 'invalid value')
+    const outcome = await searchTable(db, table, p.spec, p.include_total)
+    const fields = outFields(outcome.plan.columns)
+    const result: Record<string, unknown> = {
+      ...p.echo,
+      include_total: p.include_total,
+      limit: p.spec.limit,
+      records_format: p.records_format,
+      resource_id: table.id,
+      total_estimation_threshold: p.total_estimation_threshold,
+      fields,
+      records: formatRecords(p.records_format, fields, outcome.rows),
+      _links: links(ctx.requestUrl, p.spec.offset, p.spec.limit),
+    }
+    if (p.include_total) {
+      result.total = outcome.total
+      result.total_was_estimated = false
+    }
+    return result
+  },
+})

@@ -1,0 +1,31 @@
+// datastore_search_sql: one read-only SELECT over DataStore tables, time-limited.
+import { z } from 'zod'
+import { defineAction } from '../action'
+import { BadRequest } from '../../errors'
+import { datastoreOf } from '../../datastore/access'
+import { searchSql } from '../../datastore/sql-search'
+import { reqString } from '../../validation/fields'
+
+export const datastoreSearchSql = defineAction({
+  name: 'datastore_search_sql',
+  readOnly: true,
+  auth: 'anyone',
+  help: `Run one SQL SELECT statement over DataStore tables.
+
+Tables are named by resource id (double-quote ids and mixed-case column names). Joins, CTEs and
+aggregates work; common PostgreSQL spellings ("col"::int, ILIKE, public."<id>") are accepted. You
+must be allowed to read every resource the query reads. Writes, system tables and functions off the
+allow-list are refused; each query has a time limit (service.datastore.sqlsearch.timeout_ms).
+
+:param sql: a single SQL select statement
+:type sql: string
+:returns: sql, fields (id and type of each column) and records; records_truncated when more than
+  service.datastore.search.rows_max rows matched
+:rtype: dictionary`,
+  params: z.object({ sql: reqString }),
+  async run(ctx, p) {
+    if (!ctx.config.bool('service.datastore.sqlsearch.enabled'))
+      throw new BadRequest('Action name not known: datastore_search_sql')
+    return searchSql(ctx, datastoreOf(ctx), p.sql)
+  },
+})

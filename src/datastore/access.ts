@@ -1,0 +1,65 @@
+// Where DataStore actions meet the catalogue: the store handle, resource permissions, the read-only
+// rule and the resource's datastore_active flag.
+import { callerName, type ActionContext } from '../context'
+import { NotAuthorized, NotFound, ValidationError } from '../errors'
+import { canEditPackage, canReadPackage } from '../auth/rules'
+import { loadPackage } from '../model/package'
+import type { ResourceRow } from '../model/resource'
+import { loadResource, saveResource, shownResource } from '../model/resource-write'
+import type { DatastoreDb } from './store'
+
+/** The DataStore database, or a clear error where none is configured (Workers without DATASTORE_URL). */
+export function datastoreOf(ctx: ActionContext): DatastoreDb {
+  if (!ctx.datastore) throw ValidationError.message('The DataStore is not configured (set DATASTORE_URL).')
+  return ctx.datastore
+}
+
+/** An active resource or undefined. */
+export async function findResource(ctx: ActionContext, id: string): Promise<ResourceRow | undefined> {
+  try {
+    const res = await loadResource(ctx, id)
+    return res.state === 'active' ? res : undefined
+  } catch (e) {
+    if (e instanceof NotFound) return undefined
+    throw e
+  }
+}
+
+/** resource_update's rule: the caller may edit the resource's dataset. */
+export async function requireCanEditResource(ctx: ActionContext, res: ResourceRow) {
+  if (ctx.ignoreAuth || ctx.user?.sysadmin) return
+  const pkg = await loadPackage(ctx, res.package_id)
+  if (!(await canEditPackage(ctx, pkg)))
+    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to edit resource ${res.id}`)
+}
+
+/** resource_show's rule: the caller may read the resource's dataset. */
+export async function canReadResource(ctx: ActionContext, res: ResourceRow): Promise<boolean> {
+  if (ctx.ignoreAuth || ctx.user?.sysadmin) return true
+  return canReadPackage(ctx, await loadPackage(ctx, res.package_id))
+}
+
+export async function requireCanReadResource(ctx: ActionContext, res: ResourceRow) {
+  if (!(await canReadResource(ctx, res)))
+    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to read resource ${res.id}`)
+}
+
+/** Only tables of resources with url_type "datastore" are writable without `force` (sic spacing). */
+export function requireWritable(res: ResourceRow, force: boolean) {
+  if (!force && res.url_type !== 'datastore')
+    throw ValidationError.field(
+      'read-only',
+      'Cannot edit read-only resource. Either pass"force=True" or change url-type to "datastore"',
+    )
+}
+
+/** Sets the resource's datastore_active flag when it changes (the dataset is re-indexed). */
+export async function setDatastoreActive(ctx: ActionContext, resourceId: string, active: boolean) {
+  const res = await findResource(ctx, resourceId)
+  if (!res || res.datastore_active === active) return
+  ctx.memo.delete(`resource:${resourceId}`)
+  const { shown } = await shownResource(ctx, res)
+  const pkg = await loadPackage(ctx, res.package_id)
+  await saveResource(ctx, pkg, { ...shown, datastore_active: active }, res)
+  ctx.memo.delete(`resource:${resourceId}`)
+}

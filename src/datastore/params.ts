@@ -1,0 +1,24 @@
+// Parameter pieces shared by the DataStore actions (CKAN's datastore schema helpers).
+import { field, isMissing, toBool } from '../validation/fields'
+
+/** A list given as a list, a comma-separated string (items trimmed, one level of "quotes" removed) or one item. */
+export function toList(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined
+  if (Array.isArray(v)) return v.map((x) => (typeof x === 'string' ? x : String(x)))
+  if (typeof v !== 'string') return [String(v)]
+  if (v.trim() === '') return []
+  return v.split(',').map((s) => {
+    const t = s.trim()
+    return t.length >= 2 && t.startsWith('"') && t.endsWith('"') ? t.slice(1, -1) : t
+  })
+}
+
+export const dsList = field((v) => toList(v))
+
+/** `resource_id`, also accepted as `id`. */
+export function resourceIdOf(input: Record<string, unknown>): string | undefined {
+  const v = input.resource_id ?? input.id
+  return isMissing(v) || typeof v === 'object' ? undefined : String(v)
+}
+
+export const dsBool = (def: boolean) => field((v) => (v === undefined || v === null ? def : toBool(v)))

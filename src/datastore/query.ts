@@ -1,0 +1,228 @@
+// datastore_search → SQL: output columns, filters, full-text, sort and paging over one table.
+import type { InValue } from '@libsql/client'
+import { ValidationError } from '../errors'
+import { ftsQuery, rankSql, TsQueryError } from './fts'
+import { internalNames, quoteIdent } from './ident'
+import type { DsTable } from './registry'
+import { filterValue, ValueError } from './values'
+
+export interface SearchSpec {
+  filters?: Record<string, unknown>
+  q?: string | Record<string, string>
+  plain: boolean
+  language: string
+  distinct: boolean
+  fields?: string[]
+  sort?: string | string[]
+  limit: number
+  offset: number
+}
+
+/** One output column: a user column (index), `_id`, or a rank column (SQL expression). */
+export interface OutColumn {
+  id: string
+  type: string
+  info?: Record<string, unknown>
+  /** Position of the user column; -1 for _id; -2 for rank columns. */
+  col: number
+  expr: string
+}
+
+export interface PlannedSearch {
+  columns: OutColumn[]
+  /** The page query (LIMIT/OFFSET bound last). */
+  sql: string
+  args: InValue[]
+  /** The match count query. */
+  countSql: string
+  countArgs: InValue[]
+  /** The rows query without paging (the dump streams it). */
+  allSql: string
+  /** ` WHERE ...` over alias `t` (empty when nothing is filtered), with countArgs. */
+  where: string
+}
+
+const invalid = (field: string, value: string) =>
+  ValidationError.field(field, `invalid value "${value}"`)
+
+/** CKAN's "Invalid query" error with the statement that failed (datastore.md §6.7). */
+export function invalidQuery(orig: string, statement: string, params: unknown[]): ValidationError {
+  return new ValidationError({
+    query: ['Invalid query'],
+    info: { statement: [statement], params: [params], orig: [orig] },
+  })
+}
+
+/** Splits a sort string at commas outside double quotes. */
+function sortClauses(sort: string | string[]): string[] {
+  if (Array.isArray(sort)) return sort.map(String)
+  const out: string[] = []
+  let cur = ''
+  let quoted = false
+  for (const ch of sort) {
+    if (ch === '"') quoted = !quoted
+    if (ch === ',' && !quoted) {
+      out.push(cur)
+      cur = ''
+    } else cur += ch
+  }
+  out.push(cur)
+  return out.filter((c) => c.trim() !== '')
+}
+
+const NULLS = /\s+nulls\s+(first|last)\s*$/i
+const DIRECTION = /\s+(asc|desc)\s*$/i
+
+/** `<column> [asc|desc] [nulls first|last]` → ORDER BY term, or undefined when the column is unknown. */
+function sortTerm(clause: string, byName: Map<string, OutColumn>): string | undefined {
+  let rest = ' ' + clause.trim()
+  let nulls: string | undefined
+  let m = NULLS.exec(rest)
+  if (m) {
+    nulls = m[1]!.toUpperCase()
+    rest = rest.slice(0, m.index)
+  }
+  let dir = 'ASC'
+  m = DIRECTION.exec(rest)
+  if (m) {
+    dir = m[1]!.toUpperCase()
+    rest = rest.slice(0, m.index)
+  }
+  let name = rest.trim()
+  if (name.length >= 2 && name.startsWith('"') && name.endsWith('"'))
+    name = name.slice(1, -1).replaceAll('""', '"')
+  const col = byName.get(name)
+  if (!col) return undefined
+  // PostgreSQL: NULLs sort as larger than every value
+  return `${col.expr} ${dir} NULLS ${nulls ?? (dir === 'ASC' ? 'LAST' : 'FIRST')}`
+}
+
+export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
+  const tbl = quoteIdent(t.id)
+  const fts = quoteIdent(internalNames(t.id).fts)
+  const nfts = Math.max(1, t.columns.length)
+  const where: string[] = []
+  const args: InValue[] = []
+  let join = ''
+
+  const available: OutColumn[] = [{ id: '_id', type: 'int', col: -1, expr: 't."_id"' }]
+  t.columns.forEach((c, i) =>
+    available.push({ id: c.id, type: c.type, info: c.info, col: i, expr: `t.${quoteIdent(c.id)}` }),
+  )
+  const ranks: OutColumn[] = []
+
+  // full text
+  const q = spec.q
+  if (typeof q === 'string' && q !== '') {
+    const fq = fullText(() => ftsQuery(q, { plain: spec.plain, language: spec.language }))
+    if (fq.match === null) where.push('0')
+    else if (fq.negate) {
+      where.push(`t."_id" NOT IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?)`)
+      args.push(fq.match)
+    } else {
+      join = ` JOIN ${fts} f ON f.rowid = t."_id"`
+      where.push(`f.${fts} MATCH ?`)
+      args.push(fq.match)
+    }
+    const expr = join ? rankSql(`f.${fts}`, nfts) : '0.0'
+    ranks.push({ id: 'rank', type: 'float', col: -2, expr })
+  } else if (q && typeof q === 'object') {
+    const matches: string[] = []
+    for (const [colId, text] of Object.entries(q)) {
+      const pos = t.position.get(colId)
+      if (pos === undefined || typeof text !== 'string') throw invalid('q', colId)
+      const fq = fullText(() => ftsQuery(text, { plain: spec.plain, language: spec.language, column: pos }))
+      if (fq.match === null) where.push('0')
+      else if (fq.negate) {
+        where.push(`t."_id" NOT IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?)`)
+        args.push(fq.match)
+      } else matches.push(fq.match)
+      ranks.push({ id: `rank ${colId}`, type: 'float', col: -2, expr: '' })
+    }
+    if (matches.length) {
+      join = ` JOIN ${fts} f ON f.rowid = t."_id"`
+      where.push(`f.${fts} MATCH ?`)
+      args.push(matches.map((m) => `(${m})`).join(' AND '))
+    }
+    for (const r of ranks) r.expr = join ? rankSql(`f.${fts}`, nfts, t.position.get(r.id.slice(5))) : '0.0'
+  }
+
+  // filters
+  for (const [colId, value] of Object.entries(spec.filters ?? {})) {
+    const pos = colId === '_id' ? -1 : t.position.get(colId)
+    if (pos === undefined) throw invalid('filters', colId)
+    const ref = pos === -1 ? 't."_id"' : `t.${quoteIdent(colId)}`
+    const type = pos === -1 ? undefined : t.types[pos]!
+    const values = Array.isArray(value) && !(type?.array) ? value : [value]
+    const bound: InValue[] = []
+    for (const v of values) {
+      if (v === null || v === undefined) continue
+      try {
+        bound.push(type ? filterValue(type, v) : idValue(v))
+      } catch (e) {
+        if (e instanceof ValueError) throw invalidQuery(e.message, `SELECT ... WHERE ${ref} = ?`, [v])
+        throw e
+      }
+    }
+    if (!bound.length) where.push('0')
+    else if (bound.length === 1) where.push(`${ref} = ?`)
+    else where.push(`${ref} IN (${bound.map(() => '?').join(', ')})`)
+    args.push(...bound)
+  }
+
+  // output columns
+  const byName = new Map([...available, ...ranks].map((c) => [c.id, c]))
+  let columns: OutColumn[]
+  if (spec.fields) {
+    columns = spec.fields.map((f) => {
+      const c = byName.get(f)
+      if (!c) throw invalid('fields', f)
+      return c
+    })
+  } else columns = [...available, ...ranks]
+
+  // order
+  let order: string[]
+  if (spec.sort !== undefined && sortClauses(spec.sort).length) {
+    order = sortClauses(spec.sort).map((clause) => {
+      const term = sortTerm(clause, byName)
+      if (!term) throw invalid('sort', clause.trim())
+      return term
+    })
+  } else if (ranks.length && join) order = ranks.map((r) => `${r.expr} DESC`)
+  else order = spec.distinct ? [] : ['t."_id" ASC']
+
+  const select = columns.map((c) => c.expr).join(', ') || 't."_id"'
+  const whereSql = where.length ? ` WHERE ${where.join(' AND ')}` : ''
+  const from = ` FROM ${tbl} t${join}${whereSql}`
+  const allSql =
+    `SELECT ${spec.distinct ? 'DISTINCT ' : ''}${select}${from}` +
+    (order.length ? ` ORDER BY ${order.join(', ')}` : '')
+  const countSql = spec.distinct
+    ? `SELECT count(*) FROM (SELECT DISTINCT ${select}${from})`
+    : `SELECT count(*)${from}`
+  return {
+    columns,
+    sql: `${allSql} LIMIT ? OFFSET ?`,
+    args: [...args, spec.limit, spec.offset],
+    countSql,
+    countArgs: args,
+    allSql,
+    where: whereSql,
+  }
+}
+
+function fullText<T>(f: () => T): T {
+  try {
+    return f()
+  } catch (e) {
+    if (e instanceof TsQueryError) throw invalidQuery(e.message, 'to_tsquery', [])
+    throw e
+  }
+}
+
+function idValue(v: unknown): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN
+  if (!Number.isInteger(n)) throw new ValueError(`invalid input syntax for type integer: "${String(v)}"`)
+  return n
+}

@@ -1,0 +1,275 @@
+// Records → write statements: every value checked against its column type before anything is
+// written, then multi-row statements for one atomic batch.
+import type { InValue } from '@libsql/client'
+import type { RawStatement } from '../db/executor'
+import { ValidationError } from '../errors'
+import { pyRepr } from '../model/search-result'
+import { quoteIdent } from './ident'
+import type { DsTable } from './registry'
+import { makeCoercer, makeDecoder, ValueError } from './values'
+
+type Stored = string | number | null
+export type Row = Record<string, unknown>
+
+/** Trigger functions of a table, composed: the row to write, or null to skip it. */
+export type RowTransform = (row: Row, op: 'INSERT' | 'UPDATE', old?: Row) => Row | null
+
+/** Rows per multi-row statement: a fixed size keeps one prepared statement per table shape. */
+const CHUNK_CELLS = 6000
+
+const isObject = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+const coercersCache = new WeakMap<DsTable, ((v: unknown) => Stored)[]>()
+const decodersCache = new WeakMap<DsTable, ((v: unknown) => unknown)[]>()
+
+export function coercers(t: DsTable) {
+  let c = coercersCache.get(t)
+  if (!c) coercersCache.set(t, (c = t.types.map((ty) => makeCoercer(ty))))
+  return c
+}
+
+export function decoders(t: DsTable) {
+  let d = decodersCache.get(t)
+  if (!d) decodersCache.set(t, (d = t.types.map((ty) => makeDecoder(ty))))
+  return d
+}
+
+/** How a bad value is reported: datastore_create and insert vs update/upsert (datastore.md §3.4, §4.4). */
+export type ValueErrorStyle = 'insert' | 'update'
+
+function valueError(style: ValueErrorStyle, msg: string, column: string, row: number): ValidationError {
+  const where = `(column "${column}", row ${row + 1})`
+  return style === 'insert'
+    ? new ValidationError({ message: `The data was invalid: ${msg} ${where}`, _records_row: row })
+    : new ValidationError({ records: [`${msg} ${where}`], _records_row: row })
+}
+
+/** CKAN's record shape checks: a list of objects. */
+export function checkRecordList(records: unknown): Row[] {
+  if (!Array.isArray(records)) throw ValidationError.field('records', 'Records has to be a list of dicts')
+  records.forEach((r, i) => {
+    if (!isObject(r)) throw ValidationError.field('records', `row "${i}" is not a json object`)
+  })
+  return records as Row[]
+}
+
+/** A record's values for every column of `t`, coerced to stored form. */
+function storedRow(t: DsTable, rec: Row, row: number, style: ValueErrorStyle): Stored[] {
+  const co = coercers(t)
+  const out: Stored[] = new Array(co.length)
+  for (let i = 0; i < co.length; i++) {
+    const v = rec[t.columns[i]!.id]
+    if (v === undefined || v === null) {
+      out[i] = null
+      continue
+    }
+    try {
+      out[i] = co[i]!(v)
+    } catch (e) {
+      if (e instanceof ValueError) throw valueError(style, e.message, t.columns[i]!.id, row)
+      throw e
+    }
+  }
+  return out
+}
+
+/** Output values of a stored row, as trigger functions see them. */
+function outputRow(t: DsTable, stored: Stored[]): Row {
+  const dec = decoders(t)
+  const row: Row = {}
+  t.columns.forEach((c, i) => (row[c.id] = stored[i] === null ? null : dec[i]!(stored[i])))
+  return row
+}
+
+function extraKeys(t: DsTable, rec: Row): string[] {
+  const extra: string[] = []
+  for (const k in rec) if (!t.position.has(k)) extra.push(k)
+  return extra
+}
+
+/** Multi-row INSERTs of full rows; `tail` is appended to each statement (ON CONFLICT ...). */
+function insertStatements(t: DsTable, cols: number[], rows: Stored[][], tail = ''): RawStatement[] {
+  if (!rows.length) return []
+  const names = cols.map((i) => quoteIdent(t.columns[i]!.id)).join(', ')
+  const one = `(${cols.map(() => '?').join(', ')})`
+  const per = Math.max(1, Math.floor(CHUNK_CELLS / Math.max(1, cols.length)))
+  const head = cols.length
+    ? `INSERT INTO ${quoteIdent(t.id)} (${names}) VALUES `
+    : `INSERT INTO ${quoteIdent(t.id)} DEFAULT VALUES`
+  const out: RawStatement[] = []
+  if (!cols.length) {
+    for (let i = 0; i < rows.length; i++) out.push({ sql: head, args: [] })
+    return out
+  }
+  for (let start = 0; start < rows.length; start += per) {
+    const chunk = rows.slice(start, start + per)
+    const args: InValue[] = []
+    for (const r of chunk) for (const i of cols) args.push(r[i] as InValue)
+    out.push({ sql: head + new Array(chunk.length).fill(one).join(', ') + tail, args })
+  }
+  return out
+}
+
+/**
+ * Plain inserts (datastore_create, upsert method insert): every key must be a column; missing
+ * ones are NULL. Triggers, when given, see and may change or drop each row.
+ */
+export function insertRecords(
+  t: DsTable,
+  records: Row[],
+  style: ValueErrorStyle,
+  transform?: RowTransform,
+): RawStatement[] {
+  const rows: Stored[][] = []
+  for (let n = 0; n < records.length; n++) {
+    const rec = records[n]!
+    const extra = extraKeys(t, rec)
+    if (extra.length)
+      throw ValidationError.field('records', `row "${n + 1}" has extra keys "${extra.join(', ')}"`)
+    let stored = storedRow(t, rec, n, style)
+    if (transform) {
+      const out = transform(outputRow(t, stored), 'INSERT')
+      if (!out) continue
+      stored = storedRow(t, out, n, style)
+    }
+    rows.push(stored)
+  }
+  return insertStatements(t, t.columns.map((_, i) => i), rows)
+}
+
+/** The key columns an update or upsert needs, with CKAN's errors when there are none. */
+export function requireKey(t: DsTable): number[] {
+  if (!t.primary_key.length)
+    throw ValidationError.field('table', 'table does not have a unique key defined')
+  return t.primary_key.map((k) => t.position.get(k)!)
+}
+
+/** Checks an update/upsert record: known columns, all key columns present. */
+function checkKeyed(t: DsTable, rec: Row) {
+  const extra = extraKeys(t, rec)
+  if (extra.length) throw ValidationError.field('fields', `fields "${extra.join(', ')}" do not exist`)
+  const missing = t.primary_key.filter((k) => !(k in rec))
+  if (missing.length)
+    throw ValidationError.field('key', `fields "${missing.join(', ')}" are missing but needed as key`)
+}
+
+const keyOf = (stored: Stored[], key: number[]) => JSON.stringify(key.map((i) => stored[i]))
+
+/** Full stored rows of the table for these keys, by key text. Run inside db.exclusive(). */
+export type KeyLookup = (keys: Stored[][]) => Promise<Map<string, { id: number; stored: Stored[] }>>
+
+/**
+ * datastore_upsert methods update and upsert (datastore.md §4.3). Records are applied in order.
+ * Without triggers, upsert is one INSERT ... ON CONFLICT per run of same-shaped records; update and
+ * triggered writes look existing rows up first (the caller holds the DataStore lock).
+ */
+export async function keyedWrites(
+  t: DsTable,
+  records: Row[],
+  method: 'update' | 'upsert',
+  lookup: KeyLookup,
+  transform?: RowTransform,
+): Promise<RawStatement[]> {
+  const key = requireKey(t)
+  const all = t.columns.map((_, i) => i)
+  const prepared = records.map((rec, n) => {
+    checkKeyed(t, rec)
+    return { rec, n, stored: storedRow(t, rec, n, 'update') }
+  })
+  if (method === 'upsert' && !transform) return upsertStatements(t, key, prepared)
+  const found = await lookup(prepared.map((p) => key.map((i) => p.stored[i]!)))
+  const out: RawStatement[] = []
+  const tbl = quoteIdent(t.id)
+  for (const { rec, n, stored } of prepared) {
+    const k = keyOf(stored, key)
+    const hit = key.some((i) => stored[i] === null) ? undefined : found.get(k)
+    if (!hit) {
+      if (method === 'update') {
+        const given = t.primary_key.map((c) => rec[c])
+        throw ValidationError.field('key', `key "[${given.map(reprValue).join(', ')}]" not found`)
+      }
+      let row = stored
+      if (transform) {
+        const changed = transform(outputRow(t, stored), 'INSERT')
+        if (!changed) continue
+        row = storedRow(t, changed, n, 'update')
+      }
+      out.push(...insertStatements(t, all, [row]))
+      continue
+    }
+    // present columns replace the old values; the others keep them
+    const merged = hit.stored.slice()
+    for (const c in rec) merged[t.position.get(c)!] = stored[t.position.get(c)!]!
+    let next = merged
+    if (transform) {
+      const changed = transform(outputRow(t, merged), 'UPDATE', outputRow(t, hit.stored))
+      if (!changed) continue
+      next = storedRow(t, changed, n, 'update')
+    }
+    const cols = transform ? all : all.filter((i) => t.columns[i]!.id in rec)
+    if (!cols.length) continue
+    out.push({
+      sql: `UPDATE ${tbl} SET ${cols.map((i) => `${quoteIdent(t.columns[i]!.id)} = ?`).join(', ')} WHERE _id = ?`,
+      args: [...cols.map((i) => next[i] as InValue), hit.id],
+    })
+    hit.stored = next
+  }
+  return out
+}
+
+function reprValue(v: unknown): string {
+  if (typeof v === 'string') return pyRepr(v)
+  if (v === null || v === undefined) return 'None'
+  if (typeof v === 'boolean') return v ? 'True' : 'False'
+  return typeof v === 'object' ? JSON.stringify(v) : String(v)
+}
+
+/** upsert without triggers: INSERT ... ON CONFLICT(key) DO UPDATE for runs of same-shaped records. */
+function upsertStatements(
+  t: DsTable,
+  key: number[],
+  prepared: { rec: Row; stored: Stored[] }[],
+): RawStatement[] {
+  const out: RawStatement[] = []
+  const conflict = `(${key.map((i) => quoteIdent(t.columns[i]!.id)).join(', ')})`
+  let i = 0
+  while (i < prepared.length) {
+    const shape = t.columns.map((c, ci) => (c.id in prepared[i]!.rec ? ci : -1)).filter((ci) => ci >= 0)
+    const sig = shape.join(',')
+    let j = i
+    const rows: Stored[][] = []
+    while (j < prepared.length) {
+      const p = prepared[j]!
+      const s = t.columns.map((c, ci) => (c.id in p.rec ? ci : -1)).filter((ci) => ci >= 0)
+      if (s.join(',') !== sig) break
+      rows.push(p.stored)
+      j++
+    }
+    const sets = shape.filter((ci) => !key.includes(ci))
+    const tail = sets.length
+      ? ` ON CONFLICT ${conflict} DO UPDATE SET ` +
+        sets.map((ci) => `${quoteIdent(t.columns[ci]!.id)} = excluded.${quoteIdent(t.columns[ci]!.id)}`).join(', ')
+      : ` ON CONFLICT ${conflict} DO NOTHING`
+    // SQLite applies the rows of one statement in order: a key repeated later updates the earlier row
+    out.push(...insertStatements(t, shape, rows, tail))
+    i = j
+  }
+  return out
+}
+
+/** datastore_run_triggers: an UPDATE for each stored row (`[_id, ...columns]`) its triggers change. */
+export function rerunStatements(t: DsTable, rows: unknown[][], transform: RowTransform): RawStatement[] {
+  const out: RawStatement[] = []
+  const sets = t.columns.map((c) => `${quoteIdent(c.id)} = ?`).join(', ')
+  const sql = `UPDATE ${quoteIdent(t.id)} SET ${sets} WHERE _id = ?`
+  rows.forEach((r, n) => {
+    const stored = r.slice(1) as Stored[]
+    const before = outputRow(t, stored)
+    const after = transform({ ...before }, 'UPDATE', before)
+    if (!after) return
+    const next = storedRow(t, after, n, 'update')
+    if (next.every((v, i) => v === stored[i])) return
+    out.push({ sql, args: [...(next as InValue[]), r[0] as InValue] })
+  })
+  return out
+}

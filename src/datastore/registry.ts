@@ -1,0 +1,129 @@
+// The column catalogue: per table its columns (CKAN type names, order, data dictionary), key, indexes,
+// triggers; plus aliases and trigger functions. Kept in the DataStore database next to the tables.
+import type { RawStatement } from '../db/executor'
+import { NotFound } from '../errors'
+import { typeFromName, type ColumnType } from './column-types'
+import type { DatastoreDb } from './store'
+
+export interface DsColumn {
+  id: string
+  /** Reported (PostgreSQL) type name: int4, text, _text, ... */
+  type: string
+  /** Data dictionary entry: label, notes, type_override and any user keys. */
+  info?: Record<string, unknown>
+}
+
+export interface TriggerRef {
+  function: string
+}
+
+export interface TableMeta {
+  columns: DsColumn[]
+  primary_key: string[]
+  /** Non-unique indexes, each a list of columns. */
+  indexes: string[][]
+  triggers: TriggerRef[]
+}
+
+export interface DsTable extends TableMeta {
+  id: string
+  version: number
+  /** Column types, in column order. */
+  types: ColumnType[]
+  /** Position of each column by id. */
+  position: Map<string, number>
+}
+
+/** `_table_metadata`: every table and alias (a view over the catalogue, created with the registry). */
+const TABLE_METADATA_VIEW = `CREATE VIEW IF NOT EXISTS _table_metadata AS
+  SELECT printf('%016x', t.rowid) AS _id, t.id AS name, s.rootpage AS oid, NULL AS alias_of
+    FROM _ds_table t JOIN sqlite_schema s ON s.name = t.id AND s.type = 'table'
+  UNION ALL
+  SELECT printf('%016x', 4294967296 + a.rowid), a.name, s.rootpage, a.table_id
+    FROM _ds_alias a JOIN sqlite_schema s ON s.name = a.table_id AND s.type = 'table'`
+
+const DDL = [
+  `CREATE TABLE IF NOT EXISTS _ds_table (
+     id TEXT PRIMARY KEY, version INTEGER NOT NULL, meta TEXT NOT NULL,
+     created TEXT NOT NULL, modified TEXT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS _ds_alias (
+     name TEXT PRIMARY KEY COLLATE NOCASE, table_id TEXT NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS _ds_alias_table ON _ds_alias (table_id)`,
+  `CREATE TABLE IF NOT EXISTS _ds_function (
+     name TEXT PRIMARY KEY, definition TEXT NOT NULL, rettype TEXT NOT NULL, arguments TEXT NOT NULL,
+     created TEXT NOT NULL)`,
+  TABLE_METADATA_VIEW,
+]
+
+export async function ensureRegistry(db: DatastoreDb) {
+  await db.write(DDL.map((sql) => ({ sql, args: [] })))
+}
+
+const cache = new WeakMap<DatastoreDb, Map<string, DsTable>>()
+
+function build(id: string, version: number, meta: TableMeta): DsTable {
+  const types = meta.columns.map((c) => typeFromName(c.type))
+  return { ...meta, id, version, types, position: new Map(meta.columns.map((c, i) => [c.id, i])) }
+}
+
+/** The table's catalogue entry, or undefined when `id` has no table. Parsed once per version. */
+export async function findTable(db: DatastoreDb, id: string): Promise<DsTable | undefined> {
+  const { rows } = await db.query('SELECT version, meta FROM _ds_table WHERE id = ?', [id])
+  const row = rows[0]
+  if (!row) return undefined
+  let tables = cache.get(db)
+  if (!tables) cache.set(db, (tables = new Map()))
+  const version = Number(row[0])
+  const hit = tables.get(id)
+  if (hit && hit.version === version) return hit
+  const table = build(id, version, JSON.parse(String(row[1])) as TableMeta)
+  tables.set(id, table)
+  return table
+}
+
+export const tableNotFound = (id: string) => new NotFound(`Resource "${id}" was not found.`)
+
+/** The table behind an id, or NotFound in CKAN's words. */
+export async function requireTable(db: DatastoreDb, id: string): Promise<DsTable> {
+  const t = await findTable(db, id)
+  if (!t) throw tableNotFound(id)
+  return t
+}
+
+/** The real table id of a table id or alias; undefined when neither. */
+export async function resolveName(db: DatastoreDb, name: string): Promise<string | undefined> {
+  const { rows } = await db.query(
+    'SELECT id FROM _ds_table WHERE id = ? UNION ALL SELECT table_id FROM _ds_alias WHERE name = ?',
+    [name, name],
+  )
+  return rows[0] ? String(rows[0][0]) : undefined
+}
+
+export async function aliasesOf(db: DatastoreDb, id: string): Promise<string[]> {
+  const { rows } = await db.query('SELECT name FROM _ds_alias WHERE table_id = ? ORDER BY name', [id])
+  return rows.map((r) => String(r[0]))
+}
+
+/** The statement that records a table's catalogue entry (insert or replace), bumping its version. */
+export function saveTableStmt(id: string, meta: TableMeta, now: string, previous?: DsTable): RawStatement {
+  const clean: TableMeta = {
+    columns: meta.columns.map((c) => (c.info ? { id: c.id, type: c.type, info: c.info } : { id: c.id, type: c.type })),
+    primary_key: meta.primary_key,
+    indexes: meta.indexes,
+    triggers: meta.triggers,
+  }
+  return previous
+    ? {
+        sql: 'UPDATE _ds_table SET version = version + 1, meta = ?, modified = ? WHERE id = ?',
+        args: [JSON.stringify(clean), now, id],
+      }
+    : {
+        sql: 'INSERT INTO _ds_table (id, version, meta, created, modified) VALUES (?, 1, ?, ?, ?)',
+        args: [id, JSON.stringify(clean), now, now],
+      }
+}
+
+export const deleteTableStmt = (id: string): RawStatement => ({
+  sql: 'DELETE FROM _ds_table WHERE id = ?',
+  args: [id],
+})

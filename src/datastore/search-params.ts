@@ -1,0 +1,141 @@
+// datastore_search parameters (datastore.md §6.1): checked all at once, CKAN's messages.
+import type { Config } from '../config/load'
+import { ValidationError } from '../errors'
+import { isMissing, MISSING, toBool } from '../validation/fields'
+import { toList } from './params'
+import type { SearchSpec } from './query'
+
+const KNOWN = new Set([
+  'resource_id', 'id', 'filters', 'q', 'plain', 'language', 'distinct', 'fields', 'sort', 'limit',
+  'offset', 'include_total', 'total_estimation_threshold', 'records_format', '_', 'callback',
+])
+
+export const RECORDS_FORMATS = ['objects', 'lists', 'csv', 'tsv'] as const
+export type RecordsFormat = (typeof RECORDS_FORMATS)[number]
+
+export interface SearchParams {
+  resource_id: string
+  spec: SearchSpec
+  include_total: boolean
+  total_estimation_threshold: number | null
+  records_format: RecordsFormat
+  /** The validated parameters that were sent, as the result echoes them. */
+  echo: Record<string, unknown>
+}
+
+const INT = /^\s*[-+]?\d+\s*$/
+const int = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && INT.test(v) ? Number(v) : undefined
+
+function jsonObject(v: unknown): Record<string, unknown> | string | undefined {
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v)
+    } catch {
+      return 'Cannot parse JSON'
+    }
+  }
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+}
+
+export function searchParams(input: Record<string, unknown>, config: Config): SearchParams {
+  const errors: Record<string, string[]> = {}
+  const err = (k: string, m: string) => (errors[k] ??= []).push(m)
+  const echo: Record<string, unknown> = {}
+
+  const rid = input.resource_id ?? input.id
+  if (isMissing(rid) || typeof rid === 'object') err('resource_id', MISSING)
+
+  let filters: Record<string, unknown> | undefined
+  if (input.filters !== undefined && input.filters !== null && input.filters !== '') {
+    const f = jsonObject(input.filters)
+    if (typeof f === 'string') err('filters', f)
+    else if (!f) err('filters', 'Cannot parse JSON')
+    else filters = echo.filters = f
+  }
+
+  let q: SearchSpec['q']
+  if (input.q !== undefined && input.q !== null) {
+    if (typeof input.q === 'object') {
+      if (Array.isArray(input.q)) err('q', `invalid value "${JSON.stringify(input.q)}"`)
+      else q = input.q as Record<string, string>
+    } else {
+      const s = String(input.q)
+      const parsed = s.trim().startsWith('{') ? jsonObject(s) : undefined
+      q = parsed && typeof parsed === 'object' ? (parsed as Record<string, string>) : s
+    }
+    echo.q = q
+  }
+
+  const bool = (k: string, def: boolean) => {
+    const v = input[k]
+    if (v === undefined || v === null || v === '') return def
+    return (echo[k] = toBool(v))
+  }
+  const plain = bool('plain', true)
+  const distinct = bool('distinct', false)
+  const include_total = bool('include_total', true)
+  delete echo.include_total
+
+  let language = config.str('service.datastore.default_fts_lang') || 'english'
+  if (typeof input.language === 'string' && input.language !== '') language = echo.language = input.language
+
+  let fields: string[] | undefined
+  if (input.fields !== undefined && input.fields !== null && input.fields !== '') {
+    const raw = Array.isArray(input.fields) ? input.fields : undefined
+    const bad = raw?.find((x) => typeof x !== 'string')
+    if (bad !== undefined) err('fields', `Neither a string nor a list: ${JSON.stringify(bad)}`)
+    else fields = toList(input.fields)
+  }
+
+  let sort: string | string[] | undefined
+  if (input.sort !== undefined && input.sort !== null && input.sort !== '') {
+    sort = Array.isArray(input.sort) ? input.sort.map(String) : String(input.sort)
+    echo.sort = sort
+  }
+
+  const rowsMax = config.int('service.datastore.search.rows_max')
+  let limit = config.int('service.datastore.search.rows_default')
+  if (!isMissing(input.limit)) {
+    const n = int(input.limit)
+    if (n === undefined) err('limit', 'Invalid integer')
+    else if (n < 0) err('limit', 'Must be a natural number')
+    else limit = Math.min(n, rowsMax)
+  }
+
+  let offset = 0
+  if (!isMissing(input.offset)) {
+    const n = int(input.offset)
+    if (n === undefined) err('offset', 'Invalid integer')
+    else if (n < 0) err('offset', `invalid value "${n}"`)
+    else offset = echo.offset = n
+  }
+
+  let total_estimation_threshold: number | null = null
+  if (!isMissing(input.total_estimation_threshold)) {
+    const n = int(input.total_estimation_threshold)
+    if (n === undefined) err('total_estimation_threshold', 'Invalid integer')
+    else total_estimation_threshold = n
+  }
+
+  let records_format: RecordsFormat = 'objects'
+  if (!isMissing(input.records_format)) {
+    const f = String(input.records_format)
+    if (!(RECORDS_FORMATS as readonly string[]).includes(f))
+      err('records_format', `Value must be one of ['objects', 'lists', 'csv', 'tsv']`)
+    else records_format = f as RecordsFormat
+  }
+
+  const extra = Object.keys(input).find((k) => !KNOWN.has(k))
+  if (extra !== undefined) err('__extras', `invalid value "${extra}"`)
+  if (Object.keys(errors).length) throw new ValidationError(errors)
+
+  return {
+    resource_id: String(rid),
+    spec: { filters, q, plain, language, distinct, fields, sort, limit, offset },
+    include_total,
+    total_estimation_threshold,
+    records_format,
+    echo,
+  }
+}

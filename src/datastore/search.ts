@@ -1,0 +1,71 @@
+// Runs a planned datastore_search: the page, the total, decoded values, and the _table_metadata view.
+import { parseType } from './column-types'
+import { planSearch, invalidQuery, type OutColumn, type PlannedSearch, type SearchSpec } from './query'
+import { decoders } from './records'
+import type { DsTable } from './registry'
+import { sqliteMessage, type DatastoreDb } from './store'
+
+export const TABLE_METADATA = '_table_metadata'
+
+export const metadataTable: DsTable = {
+  id: TABLE_METADATA,
+  version: 0,
+  columns: [
+    { id: 'name', type: 'name' },
+    { id: 'oid', type: 'oid' },
+    { id: 'alias_of', type: 'name' },
+  ],
+  types: [parseType('text')!, parseType('int8')!, parseType('text')!],
+  position: new Map([
+    ['name', 0],
+    ['oid', 1],
+    ['alias_of', 2],
+  ]),
+  primary_key: [],
+  indexes: [],
+  triggers: [],
+}
+
+/** A value decoder per output column. */
+export function columnDecoders(t: DsTable, columns: OutColumn[]): ((v: unknown) => unknown)[] {
+  const dec = decoders(t)
+  return columns.map((c) =>
+    c.col >= 0 ? (v: unknown) => (v === null ? null : dec[c.col]!(v)) : t.id === TABLE_METADATA && c.col === -1 ? (v: unknown) => v : (v: unknown) => (v === null ? null : Number(v)),
+  )
+}
+
+export interface SearchOutcome {
+  plan: PlannedSearch
+  rows: unknown[][]
+  total?: number
+}
+
+async function run<T>(f: () => Promise<T>, sql: string, args: unknown[]): Promise<T> {
+  try {
+    return await f()
+  } catch (e) {
+    throw invalidQuery(sqliteMessage(e), sql, args)
+  }
+}
+
+export async function searchTable(
+  db: DatastoreDb,
+  t: DsTable,
+  spec: SearchSpec,
+  includeTotal: boolean,
+): Promise<SearchOutcome> {
+  const plan = planSearch(t, spec)
+  const page = await run(() => db.query(plan.sql, plan.args), plan.sql, plan.args)
+  const dec = columnDecoders(t, plan.columns)
+  const rows = page.rows.map((r) => r.map((v, i) => dec[i]!(v)))
+  let total: number | undefined
+  if (includeTotal) {
+    // a page that starts at 0 and is not full already holds every match
+    if (spec.offset === 0 && rows.length < spec.limit) total = rows.length
+    else {
+      const c = await run(() => db.query(plan.countSql, plan.countArgs), plan.countSql, plan.countArgs)
+      total = Number(c.rows[0]?.[0] ?? 0)
+    }
+  }
+  return { plan, rows, total }
+}

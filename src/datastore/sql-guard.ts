@@ -1,0 +1,529 @@
+// datastore_search_sql: checks one user statement and rewrites common PostgreSQL spellings for SQLite.
+// The output is rebuilt from our own tokens (comments dropped, PG-only literals re-spelt), so what SQLite
+// parses is exactly what was checked. The run-time EXPLAIN table check remains the authority on tables.
+
+/** A refused statement: kind 'query' → 409 {"query": [message]}, kind 'auth' → 403 with the message. */
+export class SqlRefused extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'auth' | 'query',
+  ) {
+    super(message)
+  }
+}
+
+export interface GuardedSql {
+  /** Rewritten for SQLite and wrapped as `SELECT * FROM (…) AS t LIMIT maxRows + 1`. */
+  sql: string
+  /** Functions called, lower-cased unless quoted, in order of first use. */
+  functions: string[]
+  /** Tables named after FROM / JOIN / IN (CTE names excluded); unquoted names lower-cased. */
+  tableRefs: string[]
+}
+
+type Kind = 'ws' | 'str' | 'ident' | 'qident' | 'num' | 'op'
+/** s: the text we emit; v: identifier name (lower-cased unless quoted) or operator text. */
+interface Tok {
+  k: Kind
+  s: string
+  v: string
+}
+
+const tok = (k: Kind, s: string, v = s): Tok => ({ k, s, v })
+const space = () => tok('ws', ' ')
+const word = (s: string) => tok('ident', s, s.toLowerCase())
+const sqlString = (value: string) => tok('str', `'${value.replaceAll("'", "''")}'`)
+const refuse = (message: string) => new SqlRefused(message, 'query')
+const snippet = (input: string, at: number) => input.slice(at, at + 40)
+
+// Only ASCII whitespace, as SQLite: anything else (U+00A0 …) is part of an identifier for SQLite too.
+const WS = /[ \t\n\r\f\v]+/y
+const IDENT = /[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*/y
+const NUM = /0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y
+const DOLLAR = /\$([A-Za-z_][A-Za-z0-9_]*)?\$/y
+const OPS = ['!~~*', '!~~', '~~*', '->>', '!~*', '::', '||', '<=', '>=', '<>', '!=', '==', '->', '<<', '>>', '~~', '~*', '!~']
+const E_ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
+
+function sticky(re: RegExp, input: string, at: number): string | undefined {
+  re.lastIndex = at
+  return re.exec(input)?.[0]
+}
+
+/** Body of a quoted token starting at `at` (the quote), doubled quotes unescaped; null if unterminated. */
+function quoted(input: string, at: number, close: string): { body: string; end: number } | null {
+  let body = ''
+  for (let i = at + 1; i < input.length; i++) {
+    if (input[i] !== close) {
+      body += input[i]
+    } else if (input[i + 1] === close && close !== ']') {
+      body += close
+      i++
+    } else return { body, end: i + 1 }
+  }
+  return null
+}
+
+/** PostgreSQL E'…' string: backslash escapes, '' or \' for a quote. */
+function eString(input: string, at: number): { body: string; end: number } | null {
+  let body = ''
+  for (let i = at + 1; i < input.length; i++) {
+    const c = input[i]!
+    if (c === "'") {
+      if (input[i + 1] !== "'") return { body, end: i + 1 }
+      body += "'"
+      i++
+    } else if (c === '\\' && i + 1 < input.length) {
+      const rest = input.slice(i + 1)
+      const code = /^(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3}))/.exec(rest)
+      if (code) {
+        body += String.fromCodePoint(parseInt(code[1] ?? code[2] ?? code[3] ?? code[4]!, code[4] ? 8 : 16))
+        i += code[0].length
+      } else {
+        body += E_ESCAPES[rest[0]!] ?? rest[0]
+        i++
+      }
+    } else body += c
+  }
+  return null
+}
+
+function lex(input: string): Tok[] {
+  const out: Tok[] = []
+  // Runs of whitespace and comments become one token, so every neighbour lookup is O(1).
+  const push = (t: Tok) => {
+    const last = out[out.length - 1]
+    if (t.k === 'ws' && last?.k === 'ws') last.s += t.s
+    else out.push(t)
+  }
+  let i = 0
+  const unterminated = (what: string) => refuse(`unterminated ${what} at or near "${snippet(input, i)}"`)
+  while (i < input.length) {
+    const c = input[i]!
+    const two = input.slice(i, i + 2)
+    let m: string | undefined
+    if (c === '\0') throw refuse('invalid byte sequence for encoding "UTF8": 0x00')
+    if ((m = sticky(WS, input, i))) {
+      push(tok('ws', m))
+      i += m.length
+    } else if (two === '--') {
+      const end = input.indexOf('\n', i)
+      i = end < 0 ? input.length : end
+      push(space())
+    } else if (two === '/*') {
+      // PostgreSQL block comments nest; SQLite never sees them, so the difference cannot be abused.
+      let depth = 0
+      let j = i
+      do {
+        if (j >= input.length) throw unterminated('/* comment')
+        const pair = input.slice(j, j + 2)
+        depth += pair === '/*' ? 1 : pair === '*/' ? -1 : 0
+        j += pair === '/*' || pair === '*/' ? 2 : 1
+      } while (depth > 0)
+      i = j
+      push(space())
+    } else if (c === "'" || ((c === 'e' || c === 'E') && input[i + 1] === "'")) {
+      const q = c === "'" ? quoted(input, i, "'") : eString(input, i + 1)
+      if (!q) throw unterminated('quoted string')
+      push(c === "'" ? tok('str', input.slice(i, q.end)) : sqlString(q.body))
+      i = q.end
+    } else if ((c === 'x' || c === 'X') && input[i + 1] === "'") {
+      const q = quoted(input, i + 1, "'")
+      if (!q) throw unterminated('quoted string')
+      push(tok('str', input.slice(i, q.end)))
+      i = q.end
+    } else if (two === '[]') {
+      push(tok('op', '[]')) // an array type suffix; SQLite would read an empty identifier
+      i += 2
+    } else if (c === '"' || c === '[' || c === '`') {
+      const q = quoted(input, i, c === '[' ? ']' : c)
+      if (!q) throw unterminated('quoted identifier')
+      push(tok('qident', `"${q.body.replaceAll('"', '""')}"`, q.body))
+      i = q.end
+    } else if (c === '$' && (m = sticky(DOLLAR, input, i))) {
+      const end = input.indexOf(m, i + m.length)
+      if (end < 0) throw unterminated('dollar-quoted string')
+      push(sqlString(input.slice(i + m.length, end)))
+      i = end + m.length
+    } else if ((m = sticky(IDENT, input, i))) {
+      push(word(m))
+      i += m.length
+    } else if ((m = sticky(NUM, input, i))) {
+      push(tok('num', m))
+      i += m.length
+    } else {
+      m = OPS.find((op) => input.startsWith(op, i)) ?? c
+      push(tok('op', m))
+      i += m.length
+    }
+  }
+  return out
+}
+
+
+// ---------------------------------------------------------------------------------------------------
+// The statement as a tree of parenthesised groups: checks and rewrites look only at neighbours on one
+// level, so any input costs linear time (this runs on the event loop, for anonymous callers too).
+
+interface Group {
+  k: 'group'
+  items: Node[]
+}
+type Node = Tok | Group
+
+const group = (items: Node[]): Group => ({ k: 'group', items })
+const isGroup = (n: Node | undefined): n is Group => n?.k === 'group'
+const isName = (n: Node | undefined): n is Tok => n?.k === 'ident' || n?.k === 'qident'
+const isWord = (n: Node | undefined, ...words: string[]) =>
+  n?.k === 'ident' && words.includes((n as Tok).v)
+const isOp = (n: Node | undefined, op: string) => n?.k === 'op' && (n as Tok).v === op
+const significant = (items: Node[]) => items.filter((n) => n.k !== 'ws')
+
+// Words that may precede '(' without being a function call. None is a SQLite function name, so
+// skipping them cannot let a call through.
+const NOT_CALLS = new Set(
+  ('in exists values as over filter using on join from select where and or not when then else case ' +
+    'is between all any some with recursive union intersect except by having limit offset distinct ' +
+    'escape materialized within lateral ilike window partition rows range groups returning')
+    .split(' '),
+)
+/** A name that calls a function when a group follows it. */
+const isCallName = (n: Node | undefined): n is Tok =>
+  isName(n) && !(n.k === 'ident' && NOT_CALLS.has(n.v))
+
+const ALLOWED_FUNCTIONS = new Set(
+  (
+    'count sum avg min max total group_concat string_agg array_agg json_agg json_group_array ' +
+    'json_group_object upper lower length char_length character_length substr substring replace ' +
+    'trim btrim ltrim rtrim concat concat_ws instr coalesce ifnull nullif iif abs round ceil ceiling ' +
+    'floor trunc power pow sqrt exp ln log log10 log2 mod sign pi sin cos tan asin acos atan atan2 ' +
+    'degrees radians random json json_extract json_array json_object json_each json_tree json_type ' +
+    'json_valid json_array_length json_quote date time datetime julianday strftime unixepoch ' +
+    'date_trunc date_part extract to_char cast typeof printf format row_number rank dense_rank ' +
+    'percent_rank cume_dist ntile lag lead first_value last_value nth_value greatest least like glob ' +
+    'char unicode hex'
+  ).split(' '),
+)
+
+// SQLite's own catalogue and eponymous virtual tables (dbstat, pragma_*), PostgreSQL's, and ours.
+const isSystemName = (name: string) =>
+  /^(sqlite_|pg_|pragma_|_)/i.test(name) || /^(information_schema|dbstat)$/i.test(name)
+
+// Words that change data; refused anywhere, so `WITH x AS (DELETE …)` never reaches the database.
+const WRITES = ['insert', 'update', 'delete', 'merge', 'truncate']
+
+const MAX_DEPTH = 1000
+
+function tree(toks: Tok[]): Group {
+  const stack: Group[] = [group([])]
+  for (const t of toks) {
+    if (isOp(t, '(')) {
+      if (stack.length > MAX_DEPTH) throw refuse('stack depth limit exceeded')
+      const g = group([])
+      stack[stack.length - 1]!.items.push(g)
+      stack.push(g)
+    } else if (isOp(t, ')')) {
+      if (stack.length === 1) throw refuse('syntax error at or near ")"')
+      stack.pop()
+    } else stack[stack.length - 1]!.items.push(t)
+  }
+  if (stack.length > 1) throw refuse('syntax error at end of input')
+  return stack[0]!
+}
+
+/** The SQL text; iterative, as cast chains nest CAST( groups arbitrarily deep. */
+function emit(items: Node[]): string {
+  const parts: string[] = []
+  const stack: (Node | ')')[] = [...items].reverse()
+  for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
+    if (n === ')' || !isGroup(n)) {
+      parts.push(n === ')' ? n : n.s)
+      continue
+    }
+    parts.push('(')
+    stack.push(')')
+    for (let i = n.items.length - 1; i >= 0; i--) stack.push(n.items[i]!)
+  }
+  return parts.join('')
+}
+
+/** Strips one trailing ';'; any other ';' outside strings and comments means several statements. */
+function singleStatement(toks: Tok[]): Tok[] {
+  let last = toks.length - 1
+  if (toks[last]?.k === 'ws') last--
+  const body = isOp(toks[last], ';') ? toks.slice(0, last) : toks
+  if (body.some((t) => isOp(t, ';'))) throw refuse('Query is not a single statement.')
+  return body
+}
+
+function checkShape(root: Group, toks: Tok[]): void {
+  let head = significant(root.items)[0]
+  while (isGroup(head)) head = significant(head.items)[0]
+  if (!head) throw refuse('syntax error at end of input')
+  if (!isWord(head, 'select', 'with', 'values')) {
+    if (head.k !== 'ident') throw refuse(`syntax error at or near "${head.s}"`)
+    throw refuse(`cannot execute ${head.s.toUpperCase()} in a read-only transaction`)
+  }
+  const write = toks.find((t) => isWord(t, ...WRITES))
+  if (write) throw refuse(`cannot execute ${write.s.toUpperCase()} in a read-only transaction`)
+}
+
+/** `name [(cols)] AS [NOT] [MATERIALIZED] (` right after WITH, RECURSIVE or ',' defines a CTE. */
+function isCteName(sig: Node[], i: number): boolean {
+  if (!isWord(sig[i - 1], 'with', 'recursive') && !isOp(sig[i - 1], ',')) return false
+  const as = isGroup(sig[i + 1]) ? i + 2 : i + 1
+  return isWord(sig[as], 'as') && (isGroup(sig[as + 1]) || isWord(sig[as + 1], 'not', 'materialized'))
+}
+
+function checkFunctions(g: Group, names: Set<string>): Set<string> {
+  const sig = significant(g.items)
+  sig.forEach((n, i) => {
+    if (isGroup(n)) return checkFunctions(n, names)
+    if (!isCallName(n) || !isGroup(sig[i + 1])) return
+    // a type (CAST(x AS varchar(9)), x::numeric(9,2)), an alias column list or a CTE: no call
+    if (isWord(sig[i - 1], 'as') || isOp(sig[i - 1], '::') || isCteName(sig, i)) return
+    if (!ALLOWED_FUNCTIONS.has(n.v)) {
+      throw new SqlRefused(`Not authorized to call function ${n.v}`, 'auth')
+    }
+    names.add(n.v)
+  })
+  return names
+}
+
+const CLAUSE_WORDS = new Set(
+  ('where join inner left right full outer cross natural on using group order limit offset having ' +
+    'window union intersect except fetch for returning indexed not tablesample')
+    .split(' '),
+)
+
+/** Reads the table list after FROM / JOIN / IN at sig[i]; refuses system tables. */
+function readTables(sig: Node[], i: number, refs: string[]): void {
+  const kind = (sig[i] as Tok).v
+  for (let j = i + 1; ; j++) {
+    if (isWord(sig[j], 'lateral')) j++
+    const n = sig[j]
+    if (isCallName(n)) {
+      const parts = [n.v]
+      while (isOp(sig[j + 1], '.') && isName(sig[j + 2])) {
+        parts.push((sig[j + 2] as Tok).v)
+        j += 2
+      }
+      if (parts.some(isSystemName)) {
+        throw new SqlRefused('Not authorized to access system tables', 'auth')
+      }
+      if (isGroup(sig[j + 1])) j++ // a table-valued function: checked as a call
+      else refs.push((parts[0] === 'public' ? parts.slice(1) : parts).join('.'))
+    } else if (!isGroup(n)) return
+    if (kind === 'in') return
+    const alias = isWord(sig[j + 1], 'as') ? j + 2 : j + 1
+    const a = sig[alias]
+    if (isName(a) && !(a.k === 'ident' && CLAUSE_WORDS.has(a.v))) {
+      j = isGroup(sig[alias + 1]) ? alias + 1 : alias
+    }
+    if (kind !== 'from' || !isOp(sig[j + 1], ',')) return
+    j++
+  }
+}
+
+/** Tables named after FROM / JOIN / IN, skipping FROM inside calls (extract, substring, trim). */
+function collectTables(g: Group, inCall: boolean, refs: string[], ctes: Set<string>): void {
+  const sig = significant(g.items)
+  sig.forEach((n, i) => {
+    if (isGroup(n)) return collectTables(n, isCallName(sig[i - 1]), refs, ctes)
+    if (isName(n) && isCteName(sig, i)) ctes.add(n.v)
+    if (inCall || !isWord(n, 'from', 'join', 'in')) return
+    if (isWord(n, 'from') && isWord(sig[i - 1], 'distinct')) return // IS [NOT] DISTINCT FROM
+    readTables(sig, i, refs)
+  })
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Rewrites of PostgreSQL spellings
+
+const TYPES: Record<string, string> = {}
+const defineTypes = (sqlite: string, names: string) =>
+  names.split(',').forEach((n) => (TYPES[n] = sqlite))
+defineTypes('INTEGER', 'int,integer,int2,int4,int8,smallint,bigint,serial,bigserial,bool,boolean')
+defineTypes('REAL', 'float,float4,float8,real,double precision')
+defineTypes('NUMERIC', 'numeric,decimal')
+defineTypes(
+  'TEXT',
+  'text,varchar,char,character,character varying,name,citext,json,jsonb,uuid,date,time,timestamp,' +
+    'timestamptz,timestamp without time zone,timestamp with time zone,time without time zone',
+)
+const TYPE_TAILS = ['precision', 'varying', 'without', 'with', 'time', 'zone']
+
+/** Removes and returns the operand that ends `out` (PostgreSQL's `::` binds tightest). */
+function popOperand(out: Node[]): Node[] {
+  const sigAt = (i: number) => (out[i]?.k === 'ws' ? i - 1 : i)
+  const end = sigAt(out.length - 1)
+  let start = end
+  const last = out[start]
+  if (isGroup(last)) {
+    if (isCallName(out[sigAt(start - 1)])) start = sigAt(start - 1)
+  } else if (!last || last.k === 'op' || (last.k === 'ident' && NOT_CALLS.has(last.v))) {
+    throw refuse('syntax error at or near "::"')
+  }
+  while (isOp(out[sigAt(start - 1)], '.') && isName(out[sigAt(sigAt(start - 1) - 1)])) {
+    start = sigAt(sigAt(start - 1) - 1)
+  }
+  return out.splice(start).slice(0, end + 1 - start)
+}
+
+/** `expr::type` → `CAST(expr AS <sqlite type>)`, chains included. */
+function rewriteCasts(items: Node[]): Node[] {
+  const out: Node[] = []
+  for (let i = 0; i < items.length; i++) {
+    if (!isOp(items[i], '::')) {
+      out.push(items[i]!)
+      continue
+    }
+    const operand = popOperand(out)
+    const at = (j: number) => (items[j]?.k === 'ws' ? j + 1 : j)
+    let end = at(i + 1)
+    if (!isName(items[end])) throw refuse('syntax error at or near "::"')
+    let name = (items[end] as Tok).v
+    while (isWord(items[at(end + 1)], ...TYPE_TAILS)) {
+      end = at(end + 1)
+      name += ` ${(items[end] as Tok).v}`
+    }
+    if (isGroup(items[at(end + 1)])) end = at(end + 1) // length or precision
+    if (isOp(items[at(end + 1)], '[]')) name += '[]'
+    const sqliteType = TYPES[name]
+    if (!sqliteType) throw refuse(`type "${name}" does not exist`)
+    out.push(word('CAST'), group([...operand, word(' AS '), word(sqliteType)]))
+    i = end
+  }
+  return out
+}
+
+/** 'a=1 b=2' → { a: '1', b: '2' } */
+const pairs = (list: string): Record<string, string> =>
+  Object.fromEntries(list.split(' ').map((pair) => pair.split('=')))
+
+const TRUNC = pairs(
+  'year=%Y-01-01T00:00:00 month=%Y-%m-01T00:00:00 day=%Y-%m-%dT00:00:00 ' +
+    'hour=%Y-%m-%dT%H:00:00 minute=%Y-%m-%dT%H:%M:00 second=%Y-%m-%dT%H:%M:%S',
+)
+const PART = pairs('year=%Y month=%m day=%d hour=%H minute=%M dow=%w doy=%j epoch=%s')
+// to_char pictures we can express: the ISO fields, "quoted text" and separators.
+const PICTURE = /YYYY|MM|DD|HH24|MI|SS|"[^"%]*"|[-/:., T]/gy
+const PICTURE_FIELDS = pairs('YYYY=%Y MM=%m DD=%d HH24=%H MI=%M SS=%S')
+
+function strftimeFormat(picture: string): string | undefined {
+  PICTURE.lastIndex = 0
+  const parts = picture.match(PICTURE) ?? []
+  if (parts.join('') !== picture) return undefined
+  return parts.map((p) => PICTURE_FIELDS[p] ?? p.replaceAll('"', '')).join('')
+}
+
+const literal = (arg: Node[] | undefined) => {
+  const sig = significant(arg ?? [])
+  const t = sig[0]
+  if (sig.length !== 1 || t?.k !== 'str' || !t.s.startsWith("'")) return undefined
+  return t.s.slice(1, -1).replaceAll("''", "'")
+}
+const strftime = (format: string, expr: Node[]) => [
+  word('strftime'),
+  group([sqlString(format), tok('op', ', '), ...expr.slice(expr[0]?.k === 'ws' ? 1 : 0)]),
+]
+const castInt = (inner: Node[]) => [word('CAST'), group([...inner, word(' AS INTEGER')])]
+
+const RENAMES = pairs(
+  'string_agg=group_concat array_agg=json_group_array json_agg=json_group_array btrim=trim ' +
+    'char_length=length character_length=length greatest=max least=min',
+)
+
+/** The replacement for a call of `name` with argument group g, or undefined to keep it. */
+function rewriteCall(name: string, g: Group): Node[] | undefined {
+  if (name === 'extract') {
+    // extract(year FROM x) is date_part('year', x)
+    const sig = significant(g.items)
+    const part = isName(sig[0]) && isWord(sig[1], 'from') ? PART[sig[0].v] : undefined
+    return part ? castInt(strftime(part, g.items.slice(g.items.indexOf(sig[1]!) + 1))) : undefined
+  }
+  const args: Node[][] = [[]]
+  for (const n of g.items) {
+    if (isOp(n, ',')) args.push([])
+    else args[args.length - 1]!.push(n)
+  }
+  const unit = literal(args[0])?.toLowerCase() ?? ''
+  if (args.length === 2) {
+    if (name === 'date_trunc' && TRUNC[unit]) return strftime(TRUNC[unit], args[1]!)
+    if (name === 'date_part' && PART[unit]) return castInt(strftime(PART[unit], args[1]!))
+    const format = name === 'to_char' ? strftimeFormat(literal(args[1]) ?? '') : undefined
+    if (format) return strftime(format, args[0]!)
+  }
+  // PostgreSQL's greatest(x) is x; SQLite's one-argument max() would aggregate
+  if ((name === 'greatest' || name === 'least') && args.length === 1) return [g]
+  return RENAMES[name] ? [word(RENAMES[name]), g] : undefined
+}
+
+function rewriteCalls(items: Node[]): Node[] {
+  const out: Node[] = []
+  for (let i = 0; i < items.length; i++) {
+    const n = items[i]!
+    const at = items[i + 1]?.k === 'ws' ? i + 2 : i + 1
+    const g = items[at]
+    const before = out[out.length - 1]?.k === 'ws' ? out[out.length - 2] : out[out.length - 1]
+    const replaced =
+      n.k === 'ident' && isGroup(g) && !isWord(before, 'as') ? rewriteCall(n.v, g) : undefined
+    if (replaced) {
+      out.push(...replaced)
+      i = at
+    } else out.push(n)
+  }
+  return out
+}
+
+/** ILIKE and the ~~ operators → LIKE; `public.x` → `"x"`. */
+function rewriteSpellings(items: Node[]): Node[] {
+  const out: Node[] = []
+  const at = (j: number) => (items[j]?.k === 'ws' ? j + 1 : j)
+  for (let i = 0; i < items.length; i++) {
+    const n = items[i]!
+    const target = items[at(at(i + 1) + 1)]
+    if (isName(n) && n.v === 'public' && isOp(items[at(i + 1)], '.') && isName(target)) {
+      out.push(target.k === 'qident' ? target : tok('qident', `"${target.v}"`, target.v))
+      i = at(at(i + 1) + 1)
+    } else if (isWord(n, 'ilike')) out.push(word('LIKE'))
+    else if (isOp(n, '~~') || isOp(n, '~~*')) out.push(word(' LIKE '))
+    else if (isOp(n, '!~~') || isOp(n, '!~~*')) out.push(word(' NOT LIKE '))
+    else out.push(n)
+  }
+  return out
+}
+
+function rewrite(g: Group): Group {
+  const items = g.items.map((n) => (isGroup(n) ? rewrite(n) : n))
+  return group(rewriteSpellings(rewriteCalls(rewriteCasts(items))))
+}
+
+/** Checks and rewrites one datastore_search_sql statement; throws SqlRefused. */
+export function guardSql(input: string, maxRows: number): GuardedSql {
+  const toks = singleStatement(lex(input))
+  const root = tree(toks)
+  checkShape(root, toks)
+  const functions = [...checkFunctions(root, new Set())]
+  const refs: string[] = []
+  const ctes = new Set<string>()
+  collectTables(root, false, refs, ctes)
+  const sql = emit(rewrite(root).items).trim()
+  const limit = Math.max(0, Math.floor(maxRows)) + 1
+  return {
+    sql: `SELECT * FROM (${sql}) AS t LIMIT ${limit}`,
+    functions,
+    tableRefs: [...new Set(refs)].filter((r) => !ctes.has(r)),
+  }
+}
+
+/** PostgreSQL wording for the SQLite messages clients are known to match on. */
+export function pgMessage(sqliteMessage: string): string {
+  const msg = sqliteMessage.replace(/^SQLITE_[A-Z_]+: /, '')
+  let m: RegExpExecArray | null
+  if ((m = /^near "(.*)": syntax error$/s.exec(msg))) return `syntax error at or near "${m[1]}"`
+  if (msg === 'incomplete input') return 'syntax error at end of input'
+  if ((m = /^no such table: (?:main\.)?(.*)$/s.exec(msg))) return `relation "${m[1]}" does not exist`
+  if ((m = /^no such column: (.*)$/s.exec(msg))) return `column "${m[1]}" does not exist`
+  if ((m = /^no such function: (.*)$/s.exec(msg))) return `function ${m[1]} does not exist`
+  return msg
+}

@@ -1,0 +1,113 @@
+// datastore_search_sql: guard, table permissions, time-limited run and CKAN's output (datastore.md §7).
+import type { ActionContext } from '../context'
+import { NotAuthorized, ValidationError } from '../errors'
+import { findResource, canReadResource } from './access'
+import { findTable, type DsTable } from './registry'
+import { guardSql, pgMessage, SqlRefused } from './sql-guard'
+import { SqlTimeout, sqliteMessage, type DatastoreDb, type SqlResult } from './store'
+import { fromStoredSql } from './values'
+
+const SYSTEM = `{'permissions': ['Not authorized to access system tables']}`
+
+function refused(e: SqlRefused): Error {
+  return e.kind === 'auth'
+    ? new NotAuthorized(`{'permissions': ['${e.message}']}`)
+    : ValidationError.field('query', e.message)
+}
+
+const sqlError = (e: unknown, sql: string) => {
+  const msg = pgMessage(sqliteMessage(e))
+  return new ValidationError({ query: [msg], info: { statement: [sql], params: [{}], orig: [msg] } })
+}
+
+/** Real tables read through EXPLAIN: OpenRead root pages mapped to names (portable fallback). */
+async function explainTables(db: DatastoreDb, sql: string): Promise<string[]> {
+  const plan = await db.query(`EXPLAIN ${sql}`)
+  const op = plan.columns.indexOf('opcode')
+  const p2 = plan.columns.indexOf('p2')
+  const roots = new Set<number>()
+  for (const r of plan.rows) if (r[op] === 'OpenRead') roots.add(Number(r[p2]))
+  if (!roots.size) return []
+  const { rows } = await db.query('SELECT tbl_name, rootpage FROM sqlite_schema WHERE rootpage > 0')
+  const names = new Set<string>()
+  for (const r of rows) if (roots.has(Number(r[1]))) names.add(String(r[0]))
+  return [...names]
+}
+
+/** Every table the query reads must be a DataStore table the caller may read. */
+async function authorizeTables(ctx: ActionContext, db: DatastoreDb, tables: string[]) {
+  const byName = new Map<string, DsTable>()
+  for (const name of tables) {
+    const t = await findTable(db, name)
+    if (!t) throw new NotAuthorized(SYSTEM)
+    const res = await findResource(ctx, name)
+    if (!res || !(await canReadResource(ctx, res))) throw new NotAuthorized('Not authorized to read resource.')
+    byName.set(name, t)
+  }
+  return byName
+}
+
+function guessType(rows: unknown[][], i: number): string {
+  for (const r of rows) {
+    const v = r[i]
+    if (v === null || v === undefined) continue
+    if (typeof v === 'number') return Number.isInteger(v) ? 'int8' : 'float8'
+    if (typeof v === 'bigint') return 'int8'
+    return 'text'
+  }
+  return 'text'
+}
+
+export async function searchSql(ctx: ActionContext, db: DatastoreDb, sql: string) {
+  const rowsMax = ctx.config.int('service.datastore.search.rows_max')
+  let guarded
+  try {
+    guarded = guardSql(sql, rowsMax)
+  } catch (e) {
+    if (e instanceof SqlRefused) throw refused(e)
+    throw e
+  }
+  let tables: string[]
+  try {
+    tables = db.sql ? await db.sql.tablesRead(guarded.sql) : await explainTables(db, guarded.sql)
+  } catch (e) {
+    throw sqlError(e, sql)
+  }
+  const known = await authorizeTables(ctx, db, tables)
+  let result: SqlResult
+  try {
+    const timeoutMs = ctx.config.int('service.datastore.sqlsearch.timeout_ms')
+    if (db.sql) result = await db.sql.run(guarded.sql, { timeoutMs, maxRows: rowsMax + 1 })
+    else {
+      const r = await db.query(guarded.sql)
+      result = { columns: r.columns.map((name) => ({ name, table: null, column: null })), rows: r.rows }
+    }
+  } catch (e) {
+    if (e instanceof SqlTimeout) throw ValidationError.field('query', 'Query took too long')
+    throw sqlError(e, sql)
+  }
+  const truncated = result.rows.length > rowsMax
+  const rows = truncated ? result.rows.slice(0, rowsMax) : result.rows
+  const fields = result.columns.map((c, i) => {
+    const t = c.table ? known.get(c.table) : undefined
+    if (t && c.column === '_id') return { id: c.name, type: 'int4', decode: (v: unknown) => v }
+    const pos = t && c.column ? t.position.get(c.column) : undefined
+    if (t && pos !== undefined) {
+      const type = t.types[pos]!
+      return { id: c.name, type: type.name, decode: (v: unknown) => (v === null ? null : fromStoredSql(type, v)) }
+    }
+    return { id: c.name, type: guessType(rows, i), decode: (v: unknown) => v }
+  })
+  const records = rows.map((r) => {
+    const o: Record<string, unknown> = {}
+    fields.forEach((f, i) => (o[f.id] = f.decode(r[i] ?? null)))
+    return o
+  })
+  const out: Record<string, unknown> = {
+    sql,
+    fields: fields.map((f) => ({ id: f.id, type: f.type })),
+    records,
+  }
+  if (truncated) out.records_truncated = true
+  return out
+}

@@ -1,0 +1,71 @@
+// How the DataStore reaches its own libSQL database: one interface, a Node adapter and a portable one.
+import type { InValue } from '@libsql/client'
+import type { RawStatement } from '../db/executor'
+
+export interface DsResult {
+  columns: string[]
+  rows: unknown[][]
+}
+
+export interface SqlColumn {
+  name: string
+  /** The table and column a result column reads directly, when it does. */
+  table: string | null
+  column: string | null
+}
+
+export interface SqlResult {
+  columns: SqlColumn[]
+  rows: unknown[][]
+}
+
+/** A query stopped at its deadline. */
+export class SqlTimeout extends Error {}
+
+/** Runs datastore_search_sql queries: read-only, time-limited. */
+export interface SqlRunner {
+  /** Real tables a statement reads (views resolved to the tables behind them). */
+  tablesRead(sql: string): Promise<string[]>
+  /** Runs a read-only query; SqlTimeout after timeoutMs; at most maxRows rows. */
+  run(sql: string, opts: { timeoutMs: number; maxRows: number }): Promise<SqlResult>
+  close(): void
+}
+
+export interface DatastoreDb {
+  /** Runs the statements in one transaction: all commit or none does. */
+  write(stmts: RawStatement[]): Promise<void>
+  /** One read statement; rows as arrays in column order. */
+  query(sql: string, args?: InValue[]): Promise<DsResult>
+  /** A read in chunks of about `chunkRows` rows, so a caller can stream any size with flat memory. */
+  stream(sql: string, args: InValue[], chunkRows: number): AsyncIterable<DsResult>
+  /** The time-limited SQL runner; without one, datastore_search_sql runs through query() unguarded in time. */
+  sql?: SqlRunner
+  /** Serialises this process's read-then-write sequences on the DataStore. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>
+  close(): void
+}
+
+/** A promise chain used as a mutex. */
+export function mutex() {
+  let tail: Promise<unknown> = Promise.resolve()
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn)
+    tail = run.catch(() => undefined)
+    return run
+  }
+}
+
+/** The SQLite error class of a failed statement, whichever driver threw it. */
+export function sqliteCode(e: unknown): string {
+  const err = e as { code?: string; extendedCode?: string; cause?: unknown }
+  if (err?.extendedCode) return err.extendedCode
+  if (err?.code && err.code !== 'SQLITE_CONSTRAINT') return err.code
+  if (err?.cause) return sqliteCode(err.cause)
+  return err?.code ?? ''
+}
+
+/** The message of a SQLite error without the driver's prefixes. */
+export function sqliteMessage(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e)
+  return msg.replace(/^SQLITE_[A-Z_]+: /, '').replace(/^Failed query: [\s\S]*?\n/, '')
+}

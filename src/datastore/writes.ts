@@ -1,0 +1,111 @@
+// datastore_upsert and datastore_delete on an existing table (datastore.md §4, §5).
+import type { InValue } from '@libsql/client'
+import type { RawStatement } from '../db/executor'
+import { ValidationError } from '../errors'
+import { dropTableStatements } from './ddl'
+import { tableTransform } from './functions'
+import { quoteIdent } from './ident'
+import { invalidQuery, planSearch } from './query'
+import { insertRecords, keyedWrites, requireKey, rerunStatements, type KeyLookup, type Row } from './records'
+import { aliasesOf, deleteTableStmt, requireTable, type DsTable } from './registry'
+import { sqliteCode, sqliteMessage, type DatastoreDb } from './store'
+
+export type UpsertMethod = 'upsert' | 'insert' | 'update'
+
+/** Existing rows by key, read in chunks (the caller holds the DataStore lock). */
+function keyLookup(db: DatastoreDb, t: DsTable): KeyLookup {
+  const key = requireKey(t)
+  const keyCols = key.map((i) => quoteIdent(t.columns[i]!.id))
+  const all = t.columns.map((c) => quoteIdent(c.id))
+  return async (keys) => {
+    const out = new Map<string, { id: number; stored: (string | number | null)[] }>()
+    const wanted = keys.filter((k) => k.every((v) => v !== null))
+    const per = Math.max(1, Math.floor(3000 / key.length))
+    for (let i = 0; i < wanted.length; i += per) {
+      const chunk = wanted.slice(i, i + per)
+      const tuple = `(${keyCols.map(() => '?').join(', ')})`
+      const sql =
+        `SELECT _id${all.length ? ', ' + all.join(', ') : ''} FROM ${quoteIdent(t.id)} ` +
+        `WHERE (${keyCols.join(', ')}) IN (VALUES ${chunk.map(() => tuple).join(', ')})`
+      const { rows } = await db.query(sql, chunk.flat() as InValue[])
+      for (const r of rows) {
+        const stored = r.slice(1) as (string | number | null)[]
+        out.set(JSON.stringify(key.map((k) => stored[k])), { id: Number(r[0]), stored })
+      }
+    }
+    return out
+  }
+}
+
+function upsertError(e: unknown, t: DsTable): unknown {
+  const msg = sqliteMessage(e)
+  if (sqliteCode(e).startsWith('SQLITE_CONSTRAINT') && /UNIQUE/i.test(msg))
+    return ValidationError.field('records', `duplicate key value violates unique constraint "_pk_${t.id}"`)
+  return e
+}
+
+/** Applies records to table `id` with one of the three methods; nothing is written on any error. */
+export async function upsertRecords(
+  db: DatastoreDb,
+  id: string,
+  records: Row[],
+  method: UpsertMethod,
+  opts: { now: () => string; dryRun?: boolean },
+) {
+  await db.exclusive(async () => {
+    const t = await requireTable(db, id)
+    const transform = await tableTransform(db, t, opts.now)
+    const stmts: RawStatement[] =
+      method === 'insert'
+        ? insertRecords(t, records, 'insert', transform)
+        : await keyedWrites(t, records, method, keyLookup(db, t), transform)
+    if (opts.dryRun) return
+    try {
+      await db.write(stmts)
+    } catch (e) {
+      throw upsertError(e, t)
+    }
+  })
+}
+
+/** Deletes the rows matching `filters` (datastore_search semantics). */
+export async function deleteRows(db: DatastoreDb, id: string, filters: Record<string, unknown>) {
+  await db.exclusive(async () => {
+    const t = await requireTable(db, id)
+    const plan = planSearch(t, { filters, plain: true, language: 'english', distinct: false, limit: 0, offset: 0 })
+    const sql = `DELETE FROM ${quoteIdent(t.id)} AS t${plan.where}`
+    try {
+      await db.write([{ sql, args: plan.countArgs }])
+    } catch (e) {
+      throw invalidQuery(sqliteMessage(e), sql, plan.countArgs)
+    }
+  })
+}
+
+/** Drops the table with its aliases and catalogue entry. */
+export async function dropTable(db: DatastoreDb, id: string) {
+  await db.exclusive(async () => {
+    await requireTable(db, id)
+    await db.write([...dropTableStatements(id, await aliasesOf(db, id)), deleteTableStmt(id)])
+  })
+}
+
+/** Passes every row through the table's triggers as an update; returns the row count. */
+export async function rerunTriggers(db: DatastoreDb, id: string, now: () => string): Promise<number> {
+  return db.exclusive(async () => {
+    const t = await requireTable(db, id)
+    const transform = await tableTransform(db, t, now)
+    const cols = t.columns.map((c) => quoteIdent(c.id))
+    const { rows } = await db.query(
+      `SELECT _id${cols.length ? ', ' + cols.join(', ') : ''} FROM ${quoteIdent(t.id)} ORDER BY _id`,
+    )
+    if (!transform || !cols.length) return rows.length
+    const stmts = rerunStatements(t, rows, transform)
+    try {
+      await db.write(stmts)
+    } catch (e) {
+      throw upsertError(e, t)
+    }
+    return rows.length
+  })
+}

@@ -1,0 +1,173 @@
+// GET /datastore/dump/:resource_id — a DataStore table as a csv, tsv, json or xml file, streamed
+// chunk by chunk from a cursor so memory stays flat for any table size (datastore.md §10).
+import type { Hono } from 'hono'
+import { zValidator } from '@hono/zod-validator'
+import { z } from 'zod'
+import type { Deps } from '../context'
+import { NotAuthorized, NotFound, ValidationError } from '../errors'
+import { canReadResource, findResource } from '../datastore/access'
+import { BOM, dumpWriter } from '../datastore/formats'
+import { planSearch } from '../datastore/query'
+import { findTable, resolveName } from '../datastore/registry'
+import { columnDecoders } from '../datastore/search'
+import { outFields } from '../datastore/search-output'
+import { toList } from '../datastore/params'
+import { toBool } from '../validation/fields'
+import { sqliteMessage, type DsResult } from '../datastore/store'
+import { pgMessage } from '../datastore/sql-guard'
+import { executionContextOf, requestContext } from './action-route'
+
+const FORMATS = ['csv', 'tsv', 'json', 'xml'] as const
+const CHUNK_ROWS = 2000
+
+const int = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, c) => {
+      if (v === undefined || v === '') return undefined
+      if (!/^\s*\d+\s*$/.test(v)) {
+        c.addIssue({ code: 'custom', message: 'Invalid integer', path: [] })
+        return z.NEVER
+      }
+      return Number(v)
+    })
+    .describe(name)
+
+const query = z.object({
+  format: z
+    .string()
+    .optional()
+    .transform((v, c) => {
+      const f = (v || 'csv').toLowerCase()
+      if (!(FORMATS as readonly string[]).includes(f)) {
+        c.addIssue({ code: 'custom', message: "Value must be one of ('csv', 'tsv', 'json', 'xml')" })
+        return z.NEVER
+      }
+      return f as (typeof FORMATS)[number]
+    }),
+  bom: z.string().optional().transform((v) => (v === undefined ? false : toBool(v))),
+  offset: int('offset'),
+  limit: int('limit'),
+  q: z.string().optional(),
+  plain: z.string().optional().transform((v) => (v === undefined ? true : toBool(v))),
+  language: z.string().optional(),
+  filters: z
+    .string()
+    .optional()
+    .transform((v, c) => {
+      if (v === undefined || v === '') return undefined
+      try {
+        const f = JSON.parse(v) as unknown
+        if (f && typeof f === 'object' && !Array.isArray(f)) return f as Record<string, unknown>
+      } catch {
+        /* below */
+      }
+      c.addIssue({ code: 'custom', message: 'Cannot parse JSON' })
+      return z.NEVER
+    }),
+  distinct: z.string().optional().transform((v) => (v === undefined ? false : toBool(v))),
+  fields: z.string().optional(),
+  sort: z.string().optional(),
+})
+
+const text = (body: string, status: number) =>
+  new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } })
+
+export function mountDumpRoute(app: Hono, deps: Deps) {
+  app.get(
+    '/datastore/dump/:resource_id',
+    zValidator('query', query, (r) => {
+      if (!r.success)
+        return text(
+          r.error.issues.map((i) => `${String(i.path[0] ?? 'query')}: ${i.message}`).join('\n'),
+          400,
+        )
+    }),
+    async (c) => {
+      const name = c.req.param('resource_id')
+      const p = c.req.valid('query')
+      const db = deps.datastore
+      if (!db) return text('DataStore resource not found', 404)
+      const ctx = await requestContext(deps, c.req.raw.headers, executionContextOf(c))
+      const id = await resolveName(db, name)
+      const res = id ? await findResource(ctx, id) : undefined
+      const table = id && res ? await findTable(db, id) : undefined
+      if (!table || !res) return text('DataStore resource not found', 404)
+      if (!(await canReadResource(ctx, res))) return text('Not authorized to read DataStore resource', 403)
+      let plan
+      try {
+        plan = planSearch(table, {
+          q: p.q,
+          plain: p.plain,
+          language: p.language || deps.config.str('service.datastore.default_fts_lang') || 'english',
+          filters: p.filters,
+          distinct: p.distinct,
+          fields: p.fields ? toList(p.fields) : undefined,
+          sort: p.sort || (p.distinct ? undefined : '_id'),
+          limit: 0,
+          offset: 0,
+        })
+      } catch (e) {
+        if (e instanceof ValidationError)
+          return text(
+            Object.entries(e.errors)
+              .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : JSON.stringify(v)}`)
+              .join('\n'),
+            400,
+          )
+        if (e instanceof NotFound || e instanceof NotAuthorized) return text(e.message, e.status)
+        throw e
+      }
+      const fields = outFields(plan.columns)
+      const writer = dumpWriter(p.format, fields)
+      const decode = columnDecoders(table, plan.columns)
+      const sql = `${plan.allSql} LIMIT ? OFFSET ?`
+      const args = [...plan.countArgs, p.limit ?? -1, p.offset ?? 0]
+      const rows = db.stream(sql, args, CHUNK_ROWS)[Symbol.asyncIterator]()
+      // the first chunk is read before answering, so a failing query still gets an error status
+      let pending: IteratorResult<DsResult> | undefined
+      try {
+        pending = await rows.next()
+      } catch (e) {
+        return text(`query: ${pgMessage(sqliteMessage(e))}`, 400)
+      }
+      const enc = new TextEncoder()
+      let started = false
+      let done = false
+      const body = new ReadableStream<Uint8Array>({
+        async pull(ctrl) {
+          if (done) return
+          let out = ''
+          if (!started) {
+            started = true
+            out = (p.bom ? BOM : '') + writer.header()
+          }
+          const next = pending ?? (await rows.next())
+          pending = undefined
+          if (next.done) {
+            done = true
+            ctrl.enqueue(enc.encode(out + writer.footer()))
+            ctrl.close()
+            return
+          }
+          for (const r of next.value.rows) {
+            for (let i = 0; i < r.length; i++) r[i] = decode[i]!(r[i])
+            out += writer.row(r)
+          }
+          ctrl.enqueue(enc.encode(out))
+        },
+        async cancel() {
+          done = true
+          await rows.return?.()
+        },
+      })
+      return new Response(body, {
+        headers: {
+          'content-type': `${writer.contentType}`,
+          'content-disposition': `attachment; filename="${name}.${writer.extension}"`,
+        },
+      })
+    },
+  )
+}
