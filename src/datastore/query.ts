@@ -189,7 +189,7 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
       if (!term) throw invalid('sort', clause.trim())
       return term
     })
-  } else if (ranks.length && join) order = ranks.map((r) => `${r.expr} DESC`)
+  } else if (ranks.length && join) order = [...ranks.map((r) => `${r.expr} DESC`), 't."_id" ASC']
   else order = spec.distinct ? [] : ['t."_id" ASC']
 
   const select = columns.map((c) => c.expr).join(', ') || 't."_id"'

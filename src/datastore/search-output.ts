@@ -22,15 +22,26 @@ export function formatRecords(format: RecordsFormat, fields: OutField[], rows: u
   })
 }
 
-/** start / next / prev: the request path with its query string, offset replaced (relative URLs). */
+/** Python's urlencode (quote_plus): only letters, digits and `_.-~` stay as they are. */
+const pyQuote = (s: string) =>
+  encodeURIComponent(s)
+    .replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+    .replaceAll('%20', '+')
+
+/**
+ * start / next / prev: the request path with its query string, `offset` left out or set
+ * (relative URLs). ckan: the query is read into a dict, so a repeated key keeps its first
+ * position and its last value, blank values are dropped and `offset` keeps its place.
+ */
 export function links(requestUrl: string | undefined, offset: number, limit: number) {
   const url = new URL(requestUrl ?? 'http://localhost/api/3/action/datastore_search')
-  const params = new URLSearchParams(url.search)
-  params.delete('offset')
+  const args = new Map<string, string>()
+  for (const [k, v] of url.searchParams) if (v !== '') args.set(k, v)
   const at = (o?: number) => {
-    const p = new URLSearchParams(params)
-    if (o !== undefined) p.set('offset', String(o))
-    const qs = p.toString()
+    const a = new Map(args)
+    if (o === undefined) a.delete('offset')
+    else a.set('offset', String(o))
+    const qs = [...a].map(([k, v]) => `${pyQuote(k)}=${pyQuote(v)}`).join('&')
     return url.pathname + (qs ? `?${qs}` : '')
   }
   const out: Record<string, string> = { start: at(), next: at(offset + limit) }

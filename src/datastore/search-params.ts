@@ -21,6 +21,8 @@ export interface SearchParams {
   records_format: RecordsFormat
   /** The validated parameters that were sent, as the result echoes them. */
   echo: Record<string, unknown>
+  /** Errors CKAN finds only after the authorization check (its backend's validate()). */
+  late?: ValidationError
 }
 
 const INT = /^\s*[-+]?\d+\s*$/
@@ -36,6 +38,14 @@ function jsonObject(v: unknown): Record<string, unknown> | string | undefined {
     }
   }
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
+}
+
+/** CKAN's list_of_strings_or_string: a string, or a list of strings; the message otherwise. */
+function listProblem(v: unknown): string | undefined {
+  if (typeof v === 'string') return undefined
+  if (!Array.isArray(v)) return 'Not a list'
+  const bad = v.find((x) => typeof x !== 'string' && !Array.isArray(x))
+  return bad === undefined ? undefined : `Neither a string nor a list: ${JSON.stringify(bad)}`
 }
 
 export function searchParams(input: Record<string, unknown>, config: Config): SearchParams {
@@ -82,20 +92,21 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
 
   let fields: string[] | undefined
   if (input.fields !== undefined && input.fields !== null && input.fields !== '') {
-    const raw = Array.isArray(input.fields) ? input.fields : undefined
-    const bad = raw?.find((x) => typeof x !== 'string')
-    if (bad !== undefined) err('fields', `Neither a string nor a list: ${JSON.stringify(bad)}`)
+    const problem = listProblem(input.fields)
+    if (problem) err('fields', problem)
     else fields = toList(input.fields)
   }
 
   let sort: string | string[] | undefined
   if (input.sort !== undefined && input.sort !== null && input.sort !== '') {
-    sort = Array.isArray(input.sort) ? input.sort.map(String) : String(input.sort)
-    echo.sort = sort
+    const problem = listProblem(input.sort)
+    if (problem) err('sort', problem)
+    else sort = echo.sort = Array.isArray(input.sort) ? input.sort.map(String) : String(input.sort)
   }
 
   const rowsMax = config.int('service.datastore.search.rows_max')
-  let limit = config.int('service.datastore.search.rows_default')
+  // ckan: the maximum applies to the configured default too
+  let limit = Math.min(config.int('service.datastore.search.rows_default'), rowsMax)
   if (!isMissing(input.limit)) {
     const n = int(input.limit)
     if (n === undefined) err('limit', 'Invalid integer')
@@ -103,11 +114,13 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
     else limit = Math.min(n, rowsMax)
   }
 
+  // ckan: unknown keys and a negative offset are found by the backend, after authorization
+  const late: Record<string, string[]> = {}
   let offset = 0
   if (!isMissing(input.offset)) {
     const n = int(input.offset)
     if (n === undefined) err('offset', 'Invalid integer')
-    else if (n < 0) err('offset', `invalid value "${n}"`)
+    else if (n < 0) late.offset = [`invalid value "${n}"`]
     else offset = echo.offset = n
   }
 
@@ -127,7 +140,7 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
   }
 
   const extra = Object.keys(input).find((k) => !KNOWN.has(k))
-  if (extra !== undefined) err('__extras', `invalid value "${extra}"`)
+  if (extra !== undefined) late.__extras = [`invalid value "${extra}"`]
   if (Object.keys(errors).length) throw new ValidationError(errors)
 
   return {
@@ -137,5 +150,6 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
     total_estimation_threshold,
     records_format,
     echo,
+    late: Object.keys(late).length ? new ValidationError(late) : undefined,
   }
 }

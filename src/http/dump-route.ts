@@ -49,7 +49,20 @@ const query = z.object({
   bom: z.string().optional().transform((v) => (v === undefined ? false : toBool(v))),
   offset: int('offset'),
   limit: int('limit'),
-  q: z.string().optional(),
+  // ckan: a q that parses as a JSON object searches per column
+  q: z
+    .string()
+    .optional()
+    .transform((v): string | Record<string, string> | undefined => {
+      if (v === undefined || !v.trim().startsWith('{')) return v
+      try {
+        const o = JSON.parse(v) as unknown
+        if (o && typeof o === 'object' && !Array.isArray(o)) return o as Record<string, string>
+      } catch {
+        /* plain text */
+      }
+      return v
+    }),
   plain: z.string().optional().transform((v) => (v === undefined ? true : toBool(v))),
   language: z.string().optional(),
   filters: z
@@ -70,6 +83,19 @@ const query = z.object({
   fields: z.string().optional(),
   sort: z.string().optional(),
 })
+
+/** `<param>: <messages>` lines; an Invalid query names the database's reason. */
+function errorLines(e: ValidationError): string {
+  const info = e.errors.info as { orig?: unknown[] } | undefined
+  return Object.entries(e.errors)
+    .filter(([, v]) => Array.isArray(v))
+    .map(([k, v]) => {
+      const msg = (v as unknown[]).join(' ')
+      const reason = k === 'query' && info?.orig?.[0] ? `: ${String(info.orig[0])}` : ''
+      return `${k}: ${msg}${reason}`
+    })
+    .join('\n')
+}
 
 const text = (body: string, status: number) =>
   new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } })
@@ -109,13 +135,7 @@ export function mountDumpRoute(app: Hono, deps: Deps) {
           offset: 0,
         })
       } catch (e) {
-        if (e instanceof ValidationError)
-          return text(
-            Object.entries(e.errors)
-              .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : JSON.stringify(v)}`)
-              .join('\n'),
-            400,
-          )
+        if (e instanceof ValidationError) return text(errorLines(e), 400)
         if (e instanceof NotFound || e instanceof NotAuthorized) return text(e.message, e.status)
         throw e
       }

@@ -2,10 +2,10 @@
 // sort and paging.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { ValidationError } from '../../errors'
 import { datastoreOf, findResource, requireCanReadResource } from '../../datastore/access'
 import { searchParams } from '../../datastore/search-params'
 import { requireTable, resolveName, tableNotFound } from '../../datastore/registry'
+import { invalidQuery } from '../../datastore/query'
 import { metadataTable, searchTable, TABLE_METADATA } from '../../datastore/search'
 import { formatRecords, links, outFields } from '../../datastore/search-output'
 
@@ -55,7 +55,10 @@ export const datastoreSearch = defineAction({
       await requireCanReadResource(ctx, res)
       table = await requireTable(db, id)
     }
-    if (table === metadataTable && p.spec.q !== undefined) throw ValidationError.field('q', 'invalid value')
+    if (p.late) throw p.late
+    // ckan: _table_metadata has no _full_text column (a per-column q fails in the query instead)
+    if (table === metadataTable && typeof p.spec.q === 'string' && p.spec.q !== '')
+      throw invalidQuery('column "_full_text" does not exist', `SELECT FROM "${TABLE_METADATA}"`, [])
     const outcome = await searchTable(db, table, p.spec, p.include_total)
     const fields = outFields(outcome.plan.columns)
     const result: Record<string, unknown> = {
