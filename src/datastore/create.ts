@@ -103,10 +103,11 @@ function planColumns(existing: DsTable | undefined, input: CreateInput) {
   return { columns, added, echoed }
 }
 
-function checkColumnsExist(key: string, names: string[], columns: DsColumn[]) {
+function checkColumnsExist(names: string[], columns: DsColumn[]) {
   const ids = new Set(columns.map((c) => c.id))
   for (const n of names)
-    if (!ids.has(n)) throw ValidationError.field(key, `The field "${n}" is not a valid column name.`)
+    if (!ids.has(n))
+      throw ValidationError.field('index', `The field "${n}" is not a valid column name.`)
 }
 
 /** Creates or alters table `input.id` and appends its records. Returns the supplied fields with types. */
@@ -118,8 +119,9 @@ export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: ()
     const { columns, added, echoed } = planColumns(existing, input)
     const primary_key = input.primary_key ?? existing?.primary_key ?? []
     const indexes = input.indexes ?? existing?.indexes ?? []
-    checkColumnsExist('primary_key', primary_key, columns)
-    checkColumnsExist('index', indexes.flat(), columns)
+    // ckan: the key is checked as one more index, so its errors are index errors too
+    checkColumnsExist(primary_key, columns)
+    checkColumnsExist(indexes.flat(), columns)
     const triggers = input.triggers ?? existing?.triggers ?? []
     for (const t of input.triggers ?? [])
       if (!(await findFunction(db, t.function)))
@@ -149,7 +151,8 @@ export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: ()
     try {
       await db.write(stmts)
     } catch (e) {
-      throw writeError(e, input.id, keyChanged && !sameKey(existing?.primary_key, primary_key))
+      const creatingKey = keyChanged && !sameKey(existing?.primary_key, primary_key)
+      throw writeError(e, input.id, creatingKey, existing?.primary_key ?? [])
     }
     return echoed
   })
@@ -170,12 +173,23 @@ async function checkAliases(db: DatastoreDb, id: string, aliases: string[]) {
   }
 }
 
-/** A failed create batch in CKAN's words. */
-export function writeError(e: unknown, id: string, creatingKey: boolean): unknown {
+/**
+ * A failed create batch in CKAN's words. Records go in under `insertKey` (the key before this
+ * call) and a new key is built afterwards; SQLite names the columns of the index that failed,
+ * which tells the two apart.
+ */
+export function writeError(
+  e: unknown,
+  id: string,
+  creatingKey: boolean,
+  insertKey: string[],
+): unknown {
   const code = sqliteCode(e)
   const msg = sqliteMessage(e)
   if (code.startsWith('SQLITE_CONSTRAINT') && /UNIQUE/i.test(msg)) {
-    if (creatingKey)
+    const insertIndex = insertKey.map((c) => `${id}.${c}`).join(', ')
+    const byInsert = msg === `UNIQUE constraint failed: ${insertIndex}`
+    if (creatingKey && !byInsert)
       return new ValidationError({
         constraints: ['Cannot insert records or create indexbecause of uniqueness constraint'],
         info: { orig: msg, pgcode: '23505' },

@@ -19,16 +19,16 @@ export function isValidFieldName(name: unknown): name is string {
   )
 }
 
-/** Aliases follow the field rule and may not contain `%` either. */
-export const isValidAliasName = (name: unknown): name is string =>
-  isValidFieldName(name) && !name.includes('%')
-
 /**
  * Table names are catalogue resource ids. Names starting with `_` or `sqlite_` are ours or SQLite's,
  * so a resource with such an id cannot have a table.
  */
 export const isValidTableName = (name: unknown): name is string =>
   isValidFieldName(name) && !name.toLowerCase().startsWith('sqlite_')
+
+/** Aliases are views beside the tables: the table rule, and no `%` either. */
+export const isValidAliasName = (name: unknown): name is string =>
+  isValidTableName(name) && !name.includes('%')
 
 /** A double-quoted SQL identifier. Callers must have validated the name first. */
 export function quoteIdent(name: string): string {

@@ -87,8 +87,8 @@ function extraKeys(t: DsTable, rec: Row): string[] {
   return extra
 }
 
-/** Multi-row INSERTs of full rows; `tail` is appended to each statement (ON CONFLICT ...). */
-function insertStatements(t: DsTable, cols: number[], rows: Stored[][], tail = ''): RawStatement[] {
+/** Multi-row INSERTs of full rows. */
+function insertStatements(t: DsTable, cols: number[], rows: Stored[][]): RawStatement[] {
   if (!rows.length) return []
   const names = cols.map((i) => quoteIdent(t.columns[i]!.id)).join(', ')
   const one = `(${cols.map(() => '?').join(', ')})`
@@ -105,7 +105,7 @@ function insertStatements(t: DsTable, cols: number[], rows: Stored[][], tail = '
     const chunk = rows.slice(start, start + per)
     const args: InValue[] = []
     for (const r of chunk) for (const i of cols) args.push(r[i] as InValue)
-    out.push({ sql: head + new Array(chunk.length).fill(one).join(', ') + tail, args })
+    out.push({ sql: head + new Array(chunk.length).fill(one).join(', '), args })
   }
   return out
 }
@@ -156,12 +156,14 @@ function checkKeyed(t: DsTable, rec: Row) {
 const keyOf = (stored: Stored[], key: number[]) => JSON.stringify(key.map((i) => stored[i]))
 
 /** Full stored rows of the table for these keys, by key text. Run inside db.exclusive(). */
-export type KeyLookup = (keys: Stored[][]) => Promise<Map<string, { id: number; stored: Stored[] }>>
+export type KeyLookup = (keys: Stored[][]) => Promise<Map<string, { stored: Stored[] }>>
 
 /**
- * datastore_upsert methods update and upsert (datastore.md §4.3). Records are applied in order.
- * Without triggers, upsert is one INSERT ... ON CONFLICT per run of same-shaped records; update and
- * triggered writes look existing rows up first (the caller holds the DataStore lock).
+ * datastore_upsert methods update and upsert (datastore.md §4.3). Records are applied in order:
+ * existing rows are looked up first (the caller holds the DataStore lock), rows inserted earlier
+ * in the same call count as existing, and new rows are inserted with multi-row statements.
+ * Upsert does not use INSERT ... ON CONFLICT: that spends an `_id` on every updated row, and
+ * CKAN's upsert leaves no gaps.
  */
 export async function keyedWrites(
   t: DsTable,
@@ -176,13 +178,17 @@ export async function keyedWrites(
     checkKeyed(t, rec)
     return { rec, n, stored: storedRow(t, rec, n, 'update') }
   })
-  if (method === 'upsert' && !transform) return upsertStatements(t, key, prepared)
   const found = await lookup(prepared.map((p) => key.map((i) => p.stored[i]!)))
   const out: RawStatement[] = []
+  let pending: Stored[][] = []
+  const flush = () => {
+    out.push(...insertStatements(t, all, pending))
+    pending = []
+  }
   const tbl = quoteIdent(t.id)
+  const where = key.map((i) => `${quoteIdent(t.columns[i]!.id)} = ?`).join(' AND ')
   for (const { rec, n, stored } of prepared) {
-    const k = keyOf(stored, key)
-    const hit = key.some((i) => stored[i] === null) ? undefined : found.get(k)
+    const hit = key.some((i) => stored[i] === null) ? undefined : found.get(keyOf(stored, key))
     if (!hit) {
       if (method === 'update') {
         const given = t.primary_key.map((c) => rec[c])
@@ -194,7 +200,8 @@ export async function keyedWrites(
         if (!changed) continue
         row = storedRow(t, changed, n, 'update')
       }
-      out.push(...insertStatements(t, all, [row]))
+      pending.push(row)
+      if (key.every((i) => row[i] !== null)) found.set(keyOf(row, key), { stored: row })
       continue
     }
     // present columns replace the old values; the others keep them
@@ -206,14 +213,18 @@ export async function keyedWrites(
       if (!changed) continue
       next = storedRow(t, changed, n, 'update')
     }
-    const cols = transform ? all : all.filter((i) => t.columns[i]!.id in rec)
+    const cols = transform ? all : all.filter((i) => t.columns[i]!.id in rec && !key.includes(i))
     if (!cols.length) continue
+    flush()
+    const sets = cols.map((i) => `${quoteIdent(t.columns[i]!.id)} = ?`).join(', ')
     out.push({
-      sql: `UPDATE ${tbl} SET ${cols.map((i) => `${quoteIdent(t.columns[i]!.id)} = ?`).join(', ')} WHERE _id = ?`,
-      args: [...cols.map((i) => next[i] as InValue), hit.id],
+      sql: `UPDATE ${tbl} SET ${sets} WHERE ${where}`,
+      args: [...cols.map((i) => next[i] as InValue), ...key.map((i) => hit.stored[i] as InValue)],
     })
     hit.stored = next
+    if (transform) found.set(keyOf(next, key), hit)
   }
+  flush()
   return out
 }
 
@@ -222,39 +233,6 @@ function reprValue(v: unknown): string {
   if (v === null || v === undefined) return 'None'
   if (typeof v === 'boolean') return v ? 'True' : 'False'
   return typeof v === 'object' ? JSON.stringify(v) : String(v)
-}
-
-/** upsert without triggers: INSERT ... ON CONFLICT(key) DO UPDATE for runs of same-shaped records. */
-function upsertStatements(
-  t: DsTable,
-  key: number[],
-  prepared: { rec: Row; stored: Stored[] }[],
-): RawStatement[] {
-  const out: RawStatement[] = []
-  const conflict = `(${key.map((i) => quoteIdent(t.columns[i]!.id)).join(', ')})`
-  let i = 0
-  while (i < prepared.length) {
-    const shape = t.columns.map((c, ci) => (c.id in prepared[i]!.rec ? ci : -1)).filter((ci) => ci >= 0)
-    const sig = shape.join(',')
-    let j = i
-    const rows: Stored[][] = []
-    while (j < prepared.length) {
-      const p = prepared[j]!
-      const s = t.columns.map((c, ci) => (c.id in p.rec ? ci : -1)).filter((ci) => ci >= 0)
-      if (s.join(',') !== sig) break
-      rows.push(p.stored)
-      j++
-    }
-    const sets = shape.filter((ci) => !key.includes(ci))
-    const tail = sets.length
-      ? ` ON CONFLICT ${conflict} DO UPDATE SET ` +
-        sets.map((ci) => `${quoteIdent(t.columns[ci]!.id)} = excluded.${quoteIdent(t.columns[ci]!.id)}`).join(', ')
-      : ` ON CONFLICT ${conflict} DO NOTHING`
-    // SQLite applies the rows of one statement in order: a key repeated later updates the earlier row
-    out.push(...insertStatements(t, shape, rows, tail))
-    i = j
-  }
-  return out
 }
 
 /** datastore_run_triggers: an UPDATE for each stored row (`[_id, ...columns]`) its triggers change. */

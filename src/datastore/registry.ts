@@ -59,25 +59,29 @@ export async function ensureRegistry(db: DatastoreDb) {
   await db.write(DDL.map((sql) => ({ sql, args: [] })))
 }
 
-const cache = new WeakMap<DatastoreDb, Map<string, DsTable>>()
+/** Parsed entries by table id, with the text they were parsed from. */
+const cache = new WeakMap<DatastoreDb, Map<string, { meta: string; table: DsTable }>>()
 
 function build(id: string, version: number, meta: TableMeta): DsTable {
   const types = meta.columns.map((c) => typeFromName(c.type))
   return { ...meta, id, version, types, position: new Map(meta.columns.map((c, i) => [c.id, i])) }
 }
 
-/** The table's catalogue entry, or undefined when `id` has no table. Parsed once per version. */
+/**
+ * The table's catalogue entry, or undefined when `id` has no table. Parsed once per entry text:
+ * the version alone cannot key the cache, as a dropped and re-created table starts again at 1.
+ */
 export async function findTable(db: DatastoreDb, id: string): Promise<DsTable | undefined> {
   const { rows } = await db.query('SELECT version, meta FROM _ds_table WHERE id = ?', [id])
   const row = rows[0]
   if (!row) return undefined
   let tables = cache.get(db)
   if (!tables) cache.set(db, (tables = new Map()))
-  const version = Number(row[0])
+  const meta = String(row[1])
   const hit = tables.get(id)
-  if (hit && hit.version === version) return hit
-  const table = build(id, version, JSON.parse(String(row[1])) as TableMeta)
-  tables.set(id, table)
+  if (hit && hit.meta === meta) return hit.table
+  const table = build(id, Number(row[0]), JSON.parse(meta) as TableMeta)
+  tables.set(id, { meta, table })
   return table
 }
 

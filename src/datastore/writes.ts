@@ -18,19 +18,19 @@ function keyLookup(db: DatastoreDb, t: DsTable): KeyLookup {
   const keyCols = key.map((i) => quoteIdent(t.columns[i]!.id))
   const all = t.columns.map((c) => quoteIdent(c.id))
   return async (keys) => {
-    const out = new Map<string, { id: number; stored: (string | number | null)[] }>()
+    const out = new Map<string, { stored: (string | number | null)[] }>()
     const wanted = keys.filter((k) => k.every((v) => v !== null))
     const per = Math.max(1, Math.floor(3000 / key.length))
     for (let i = 0; i < wanted.length; i += per) {
       const chunk = wanted.slice(i, i + per)
       const tuple = `(${keyCols.map(() => '?').join(', ')})`
       const sql =
-        `SELECT _id${all.length ? ', ' + all.join(', ') : ''} FROM ${quoteIdent(t.id)} ` +
+        `SELECT ${all.join(', ')} FROM ${quoteIdent(t.id)} ` +
         `WHERE (${keyCols.join(', ')}) IN (VALUES ${chunk.map(() => tuple).join(', ')})`
       const { rows } = await db.query(sql, chunk.flat() as InValue[])
       for (const r of rows) {
-        const stored = r.slice(1) as (string | number | null)[]
-        out.set(JSON.stringify(key.map((k) => stored[k])), { id: Number(r[0]), stored })
+        const stored = r as (string | number | null)[]
+        out.set(JSON.stringify(key.map((k) => stored[k])), { stored })
       }
     }
     return out
@@ -43,6 +43,17 @@ function upsertError(e: unknown, t: DsTable): unknown {
     return ValidationError.field('records', `duplicate key value violates unique constraint "_pk_${t.id}"`)
   return e
 }
+
+/**
+ * Appended to a dry run: a statement that always fails, so the whole batch runs (constraints
+ * included, as CKAN's rolled-back transaction does) and then rolls back.
+ */
+const ROLLBACK: RawStatement = {
+  sql: 'INSERT INTO _ds_alias (name, table_id) VALUES (NULL, NULL)',
+  args: [],
+}
+const isRollback = (e: unknown) =>
+  sqliteMessage(e).includes('NOT NULL constraint failed: _ds_alias.table_id')
 
 /** Applies records to table `id` with one of the three methods; nothing is written on any error. */
 export async function upsertRecords(
@@ -59,10 +70,10 @@ export async function upsertRecords(
       method === 'insert'
         ? insertRecords(t, records, 'insert', transform)
         : await keyedWrites(t, records, method, keyLookup(db, t), transform)
-    if (opts.dryRun) return
     try {
-      await db.write(stmts)
+      await db.write(opts.dryRun ? [...stmts, ROLLBACK] : stmts)
     } catch (e) {
+      if (opts.dryRun && isRollback(e)) return
       throw upsertError(e, t)
     }
   })

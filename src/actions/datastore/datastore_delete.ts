@@ -55,9 +55,12 @@ datastore_active flag is cleared.
   async run(ctx, p, input) {
     const db = datastoreOf(ctx)
     const id = resourceIdOf(input)!
-    const res = await findResource(ctx, id)
-    if (!res) throw new NotFound()
-    requireWritable(res, p.force)
+    // ckan: the read-only check looks the resource up; with force only the table has to exist
+    if (!p.force) {
+      const res = await findResource(ctx, id)
+      if (!res) throw new NotFound()
+      requireWritable(res, false)
+    }
     await requireTable(db, id)
     if (p.filters) await deleteRows(db, id, p.filters)
     else {
@@ -66,7 +69,7 @@ datastore_active flag is cleared.
     }
     const out: Record<string, unknown> = { resource_id: id }
     if ('filters' in input) out.filters = input.filters
-    if ('calculate_record_count' in input) out.calculate_record_count = input.calculate_record_count
+    if ('calculate_record_count' in input) out.calculate_record_count = p.calculate_record_count
     return out
   },
 })

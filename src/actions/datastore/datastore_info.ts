@@ -27,6 +27,8 @@ export const datastoreInfo = defineAction({
   params: z.object({ id: reqString }),
   async run(ctx, p) {
     const db = datastoreOf(ctx)
+    // ckan: resource_show comes first, so an alias or unknown id is a plain Not found
+    if (!(await findResource(ctx, p.id))) throw new NotFound()
     const t = await requireTable(db, p.id)
     const { rows } = await db.query(`SELECT count(*) FROM ${quoteIdent(t.id)}`)
     const schema: Record<string, string> = {}

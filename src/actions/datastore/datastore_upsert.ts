@@ -62,14 +62,19 @@ table's primary_key (set with datastore_create) in every record. All records are
   async run(ctx, p, input) {
     const db = datastoreOf(ctx)
     const id = resourceIdOf(input)!
-    const res = await findResource(ctx, id)
-    if (!res) throw new NotFound()
-    requireWritable(res, p.force)
+    // ckan: the read-only check looks the resource up; with force only the table has to exist
+    if (!p.force) {
+      const res = await findResource(ctx, id)
+      if (!res) throw new NotFound()
+      requireWritable(res, false)
+    }
     const records = p.records === undefined || p.records === null ? [] : checkRecordList(p.records)
     await upsertRecords(db, id, records, p.method, { now: ctx.now, dryRun: p.dry_run })
     const out: Record<string, unknown> = { ...input, resource_id: id }
     delete out.id
     delete out.force
+    if ('dry_run' in input) out.dry_run = p.dry_run
+    if ('calculate_record_count' in input) out.calculate_record_count = p.calculate_record_count
     return out
   },
 })
