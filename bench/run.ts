@@ -1,13 +1,15 @@
 // `npm run bench`: runs every benchmark and prints its figures beside the baselines.
 import os from 'node:os'
 import { catalogueBench } from './catalogue'
+import { datastoreBench } from './datastore'
 import { searchBench } from './search'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`)
-// BENCH_ONLY=catalogue|search runs one of them. Search: BENCH_SEARCH_SIZES (default 10000,100000),
+// BENCH_ONLY=catalogue|search|datastore runs one of them. DataStore: BENCH_DS_ROWS (default 1000000),
+// BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
 const only = process.env.BENCH_ONLY
 if (!only || only === 'catalogue') {
@@ -25,4 +27,9 @@ if (!only || only === 'search') {
   const sizes = (process.env.BENCH_SEARCH_SIZES ?? '10000,100000').split(',').map((s) => Number(s.trim()))
   console.log('\n# 2. search: package_search over generated catalogues (fill, index, latency in-process and over HTTP, cold start, two processes)')
   await searchBench(sizes)
+}
+
+if (!only || only === 'datastore') {
+  console.log('\n# 3. datastore: datastore_upsert load, datastore_search and the CSV dump over HTTP beside raw libSQL')
+  await datastoreBench()
 }

@@ -1,0 +1,298 @@
+// Benchmark 3: the DataStore over HTTP against the real Node server, side by side with raw libSQL on
+// the same machine in the same run: bulk load through datastore_upsert, datastore_search latency,
+// and the CSV dump's rate and the server's memory while it streams. The two sides alternate
+// (batch by batch, request by request, dump by dump) so that load from other processes on the
+// machine falls on both alike.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type Database from 'libsql'
+import type { SearchSpec } from '../src/datastore/query'
+import type { DsTable } from '../src/datastore/registry'
+import { action, createTable, httpDump, httpInsert, httpSearch } from './lib/ds-http'
+import { benchTable, openSync, rawDump, rawSearcher, rawTable } from './lib/ds-raw'
+import { CATEGORIES, DS_FIELDS, dsBatch, wordsNear } from './lib/ds-rows'
+import { procMemory, watchPeak } from './lib/rss'
+import { startServer, type RunningServer } from './lib/server'
+
+const ROWS = Number(process.env.BENCH_DS_ROWS ?? 1_000_000)
+const BATCH = 10_000
+const REQUESTS = Number(process.env.BENCH_DS_REQUESTS ?? 50)
+const WARMUP = 5
+/** The q terms' share of rows: words of moderate frequency. */
+const Q_SHARE = 0.01
+const RAW_TABLE = '0b5e7a3c-0000-4000-8000-00000000bench'
+const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), 'results', 'datastore-latest.json')
+
+const TARGETS = { loadRatio: 0.5, pageMs: 20, filterMs: 20, qMs: 50, dumpRatio: 0.75, dumpMB: 200 }
+
+const MB = 1e6
+const fmt = (x: number, d = 0) =>
+  Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : 'n/a'
+const pct = (r: number) => (Number.isFinite(r) ? `${(r * 100).toFixed(1)}%` : 'n/a')
+const rssMB = (pid: number) => (procMemory(pid)?.rss ?? NaN) / MB
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50)
+
+function percentile(sorted: number[], p: number) {
+  if (!sorted.length) return NaN
+  if (p === 50) {
+    const m = sorted.length >> 1
+    return sorted.length % 2 ? sorted[m]! : (sorted[m - 1]! + sorted[m]!) / 2
+  }
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+interface Latency {
+  n: number
+  p50: number
+  p95: number
+  meanTotal: number
+}
+
+function latency(samples: { ms: number; total: number }[]): Latency {
+  const ms = samples.map((s) => s.ms).sort((a, b) => a - b)
+  return {
+    n: samples.length,
+    p50: percentile(ms, 50),
+    p95: percentile(ms, 95),
+    meanTotal: samples.reduce((s, x) => s + x.total, 0) / (samples.length || 1),
+  }
+}
+
+/** BENCH_DS_CPU_PROF=<dir>: each server process writes a V8 CPU profile there when it stops. */
+function serverEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const dir = process.env.BENCH_DS_CPU_PROF
+  if (!dir) return extra
+  const preload = fileURLToPath(new URL('./lib/cpu-prof.mjs', import.meta.url))
+  return { ...extra, NODE_OPTIONS: `--import ${preload}`, BENCH_CPU_PROF_DIR: dir }
+}
+
+type RawTable = Awaited<ReturnType<typeof rawTable>>
+
+/** Both sides write the same batches in turn; each side's rate counts only its own calls. */
+async function load(n: number, raw: RawTable, server: RunningServer, key: string, id: string) {
+  let rawMs = 0
+  let httpMs = 0
+  for (let from = 0; from < n; from += BATCH) {
+    const records = dsBatch(from, Math.min(BATCH, n - from))
+    rawMs += await raw.insert(records)
+    httpMs += await httpInsert(server.url, key, id, records)
+  }
+  const rate = (ms: number) => ({ seconds: ms / 1000, rate: n / (ms / 1000) })
+  return { ours: rate(httpMs), raw: rate(rawMs) }
+}
+
+type Kind = 'page' | 'filter' | 'q'
+const KINDS: Kind[] = ['page', 'filter', 'q']
+
+/** The i-th request of a kind, as a datastore_search body and as the planner's spec. */
+function searchRequest(kind: Kind, i: number, words: string[]) {
+  const filters = kind === 'filter' ? { category: (i * 37) % CATEGORIES } : undefined
+  const q = kind === 'q' ? words[i % words.length]! : undefined
+  const spec: SearchSpec = { filters, q, plain: true, language: 'english', distinct: false, limit: 100, offset: 0 }
+  return { body: { filters, q, limit: 100, include_total: true }, spec }
+}
+
+/** WARMUP then REQUESTS requests of one kind, each over HTTP then as SQL on the raw file. */
+async function searches(kind: Kind, words: string[], url: string, id: string, raw: ReturnType<typeof rawSearcher>) {
+  const ours: { ms: number; total: number }[] = []
+  const ref: { ms: number; total: number }[] = []
+  for (let i = -WARMUP; i < REQUESTS; i++) {
+    const r = searchRequest(kind, i + WARMUP, words)
+    const a = await httpSearch(url, id, r.body)
+    const b = raw(r.spec)
+    if (a.total !== b.total) throw new Error(`${kind} ${JSON.stringify(r.body)}: total ${a.total}, raw ${b.total}`)
+    if (i >= 0) {
+      ours.push(a)
+      ref.push(b)
+    }
+  }
+  return { ours: latency(ours), raw: latency(ref) }
+}
+
+/** The server process of the moment (the dump phase replaces it). */
+interface Live {
+  server?: RunningServer
+}
+
+/** A server on an existing catalogue, answering (it may log "Listening" a moment before). */
+async function startAnswering(dbUrl: string): Promise<RunningServer> {
+  const next = await startServer(serverEnv({ DATABASE_URL: dbUrl }))
+  for (const t0 = performance.now(); ; ) {
+    try {
+      await action(next.url, 'status_show', {})
+      return next
+    } catch (e) {
+      if (performance.now() - t0 > 30_000) throw e
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  }
+}
+
+type HttpDump = Awaited<ReturnType<typeof httpDump>>
+type RawDump = ReturnType<typeof rawDump>
+
+/**
+ * Dumps the table once from the server that did the load (as it is, garbage and caches included),
+ * then twice from a restarted one, with the raw loop after each; the server's RSS is watched
+ * during the first two.
+ */
+async function dumpPhase(live: Live, id: string, n: number, conn: Database.Database, t: DsTable, log: Log) {
+  const dumps = { ours: [] as HttpDump[], raw: [] as RawDump[] }
+  const once = async () => {
+    const d = await httpDump(live.server!.url, id)
+    const r = rawDump(conn, t)
+    if (d.rows !== n || r.rows !== n) throw new Error(`dump: ${d.rows} rows over HTTP, ${r.rows} raw, expected ${n}`)
+    dumps.ours.push(d)
+    dumps.raw.push(r)
+    log(
+      `dump csv: ${fmt(d.rate)} rows/s (${fmt(d.bytes / MB, 1)} MB in ${fmt(d.seconds, 1)} s); ` +
+        `raw read + CSV lines ${fmt(r.rate)} rows/s`,
+    )
+  }
+  const watched = async () => {
+    const watch = watchPeak(live.server!.child.pid!)
+    await once()
+    const peak = watch.stop()
+    return { beforeMB: watch.before / MB, peakMB: peak.peak / MB, kernelPeak: peak.kernelPeak }
+  }
+  const afterLoad = await watched()
+  await live.server!.stop()
+  live.server = await startAnswering(live.server!.dbUrl)
+  const restarted = await watched()
+  await once()
+  const rate = median(dumps.ours.map((d) => d.rate))
+  const rawRate = median(dumps.raw.map((d) => d.rate))
+  log(
+    `dump median ${fmt(rate)} rows/s, raw ${fmt(rawRate)} rows/s, ratio ${pct(rate / rawRate)}; server RSS ` +
+      `after the load ${fmt(afterLoad.beforeMB)} MB before, peak ${fmt(afterLoad.peakMB)} MB; ` +
+      `restarted ${fmt(restarted.beforeMB)} MB before, peak ${fmt(restarted.peakMB)} MB` +
+      (restarted.kernelPeak ? '' : ' (sampled only)'),
+  )
+  return { ...dumps, rate, rawRate, ratio: rate / rawRate, afterLoad, restarted }
+}
+
+type Log = (s: string) => void
+
+export async function datastoreBench(log: Log = console.log) {
+  const n = ROWS
+  const dir = mkdtempSync(join(os.tmpdir(), 'ckan-edge-ds-raw-'))
+  const rawPath = join(dir, 'raw.db')
+  const table = benchTable(RAW_TABLE)
+  const live: Live = {}
+  let serverDir = ''
+  try {
+    log(
+      `${fmt(n)} rows × ${DS_FIELDS.length} columns, batches of ${fmt(BATCH)}; ` +
+        `${REQUESTS} searches of each kind after ${WARMUP} warm-ups`,
+    )
+
+    // 1. Load.
+    const server = (live.server = await startServer(serverEnv()))
+    serverDir = server.dir
+    const idleMB = rssMB(server.child.pid!)
+    const { key, id } = await createTable(server)
+    const raw = await rawTable(rawPath, table)
+    const loaded = await load(n, raw, server, key, id).finally(() => raw.close())
+    const loadedMB = rssMB(server.child.pid!)
+    const loadRatio = loaded.ours.rate / loaded.raw.rate
+    log(
+      `load: datastore_upsert over HTTP ${fmt(loaded.ours.rate)} rows/s (${fmt(loaded.ours.seconds, 1)} s); ` +
+        `raw libSQL (@libsql/client batch, same DDL, FTS and values) ${fmt(loaded.raw.rate)} rows/s ` +
+        `(${fmt(loaded.raw.seconds, 1)} s); ratio ${pct(loadRatio)}; ` +
+        `server RSS ${fmt(idleMB)} MB idle, ${fmt(loadedMB)} MB after the load`,
+    )
+
+    // 2. Search: the same requests over HTTP and as the planner's SQL on the raw file (sync driver).
+    const words = wordsNear(Q_SHARE, 5).map((w) => w.word)
+    const conn = openSync(rawPath)
+    const search = {} as Record<Kind, { ours: Latency; raw: Latency }>
+    for (const kind of KINDS) {
+      const s = (search[kind] = await searches(kind, words, server.url, id, rawSearcher(conn, table)))
+      log(
+        `search ${kind}: median ${fmt(s.ours.p50, 2)} ms, p95 ${fmt(s.ours.p95, 2)} ms ` +
+          `(raw SQL ${fmt(s.raw.p50, 2)} / ${fmt(s.raw.p95, 2)} ms); mean total ${fmt(s.ours.meanTotal)}`,
+      )
+    }
+
+    // 3. Dump.
+    const dump = await dumpPhase(live, id, n, conn, table, log).finally(() => conn.close())
+
+    const figures = [
+      ratioRow('load rows/s', loaded.ours.rate, loaded.raw.rate, TARGETS.loadRatio),
+      ...KINDS.flatMap((k) => {
+        const target = k === 'q' ? TARGETS.qMs : k === 'filter' ? TARGETS.filterMs : TARGETS.pageMs
+        const s = search[k]
+        return [
+          row(`search ${k} median ms`, s.ours.p50, s.raw.p50, 2, `< ${target} ms`, s.ours.p50 < target),
+          row(`search ${k} p95 ms`, s.ours.p95, s.raw.p95, 2, '', null),
+        ]
+      }),
+      ratioRow('dump csv rows/s', dump.rate, dump.rawRate, TARGETS.dumpRatio),
+      mbRow('dump RSS MB, loaded', dump.afterLoad.peakMB),
+      mbRow('dump RSS MB, restart', dump.restarted.peakMB),
+    ]
+    printTable(figures, log)
+    const out = {
+      date: new Date().toISOString(),
+      machine: machine(),
+      rows: n,
+      batch: BATCH,
+      requests: REQUESTS,
+      qWords: words,
+      load: { ...loaded, ratio: loadRatio, serverIdleMB: idleMB, serverLoadedMB: loadedMB },
+      search,
+      dump,
+      targets: TARGETS,
+      figures,
+    }
+    mkdirSync(dirname(RESULTS_FILE), { recursive: true })
+    writeFileSync(RESULTS_FILE, JSON.stringify(out, null, 2) + '\n')
+    log(`figures written to ${RESULTS_FILE}`)
+    return out
+  } finally {
+    // a server that already exited would never emit 'exit' again
+    const last = live.server?.child
+    if (last && last.exitCode === null && last.signalCode === null) await live.server!.stop()
+    if (process.env.BENCH_KEEP_DB) log(`databases kept: ${rawPath}, ${serverDir}`)
+    else for (const d of [dir, serverDir]) if (d) rmSync(d, { recursive: true, force: true })
+  }
+}
+
+interface Figure {
+  figure: string
+  ours: number
+  raw: number
+  ratio: number
+  digits: number
+  target: string
+  ok: boolean | null
+}
+
+function row(figure: string, ours: number, raw: number, digits: number, target: string, ok: boolean | null): Figure {
+  return { figure, ours, raw, ratio: ours / raw, digits, target, ok }
+}
+
+const ratioRow = (figure: string, ours: number, raw: number, target: number) =>
+  row(figure, ours, raw, 0, `≥ ${pct(target)} of raw`, ours / raw >= target)
+const mbRow = (figure: string, mb: number) => row(figure, mb, NaN, 0, `< ${TARGETS.dumpMB} MB`, mb < TARGETS.dumpMB)
+
+function printTable(figures: Figure[], log: Log) {
+  const pad = (s: string, w: number) => s.padEnd(w)
+  const lpad = (s: string, w: number) => s.padStart(w)
+  log(`${pad('figure', 22)}${lpad('ours', 11)}${lpad('raw', 11)}${lpad('ratio', 9)}  ${pad('target', 16)}ok?`)
+  for (const f of figures) {
+    // latencies have a raw reference but no ratio target
+    const ratio = f.figure.startsWith('search') || !Number.isFinite(f.ratio) ? '' : pct(f.ratio)
+    log(
+      `${pad(f.figure, 22)}${lpad(fmt(f.ours, f.digits), 11)}${lpad(fmt(f.raw, f.digits), 11)}${lpad(ratio, 9)}  ` +
+        `${pad(f.target, 16)}${f.ok === null ? '' : f.ok ? 'yes' : 'NO'}`,
+    )
+  }
+}
+
+function machine() {
+  const cpus = os.cpus()
+  return { cpus: cpus.length, model: cpus[0]?.model, memGiB: os.totalmem() / 2 ** 30, node: process.version }
+}

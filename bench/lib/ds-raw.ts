@@ -1,0 +1,129 @@
+// The DataStore benchmark's raw libSQL baselines: the same table (built by the project's own DDL),
+// the same stored values and the same SQL, without the server (no HTTP, JSON, validation or actions).
+import { createClient, type InStatement, type InValue } from '@libsql/client'
+import Database from 'libsql'
+import { parseType } from '../../src/datastore/column-types'
+import { createTableStatements, indexStatements } from '../../src/datastore/ddl'
+import { makeCopyLine } from '../../src/datastore/formats'
+import { quoteIdent } from '../../src/datastore/ident'
+import { planSearch, type SearchSpec } from '../../src/datastore/query'
+import type { DsTable } from '../../src/datastore/registry'
+import { columnDecoders } from '../../src/datastore/search'
+import { outFields } from '../../src/datastore/search-output'
+import { makeCoercer } from '../../src/datastore/values'
+import { DS_FIELDS } from './ds-rows'
+
+/** The server's DataStore connection settings (src/runtime/node-datastore.ts). */
+const PRAGMAS = [
+  'PRAGMA journal_mode=WAL',
+  'PRAGMA synchronous=NORMAL',
+  'PRAGMA busy_timeout=5000',
+  'PRAGMA cache_size=-65536',
+  'PRAGMA wal_autocheckpoint=8000',
+]
+
+/** Rows per multi-row INSERT, as the server chunks them (records.ts: 6,000 cells / 10 columns). */
+export const ROWS_PER_STATEMENT = 600
+
+/** The catalogue entry datastore_create makes for the benchmark's fields (DS_FIELDS order). */
+export function benchTable(id: string): DsTable {
+  const types = DS_FIELDS.map((f) => parseType(f.type)!)
+  return {
+    id,
+    version: 1,
+    columns: DS_FIELDS.map((f, i) => ({ id: f.id, type: types[i]!.name })),
+    types,
+    position: new Map(DS_FIELDS.map((f, i) => [f.id, i])),
+    primary_key: [],
+    indexes: [['category']],
+    triggers: [],
+  }
+}
+
+/** Multi-row INSERTs of already-stored values, shaped like the server's (records.ts insertStatements). */
+function insertStatements(t: DsTable, rows: InValue[][]): InStatement[] {
+  const head = `INSERT INTO ${quoteIdent(t.id)} (${t.columns.map((c) => quoteIdent(c.id)).join(', ')}) VALUES `
+  const one = `(${t.columns.map(() => '?').join(', ')})`
+  const out: InStatement[] = []
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(start, start + ROWS_PER_STATEMENT)
+    out.push({ sql: head + new Array(chunk.length).fill(one).join(', '), args: chunk.flat() })
+  }
+  return out
+}
+
+/**
+ * A fresh file with the table (its FTS5 table, triggers and category index) through
+ * @libsql/client. insert() writes records as the server would store them; only its batch() call
+ * is timed: coercing the values and building the statements happen outside.
+ */
+export async function rawTable(path: string, t: DsTable) {
+  const client = createClient({ url: `file:${path}`, concurrency: 1 })
+  for (const p of PRAGMAS) await client.execute(p)
+  const defs = t.columns.map((c, i) => ({ id: c.id, type: t.types[i]! }))
+  await client.batch([...createTableStatements(t.id, defs), ...indexStatements(t.id, 0, t.indexes)], 'write')
+  const coerce = t.types.map((ty) => makeCoercer(ty))
+  return {
+    /** Milliseconds spent in the database. */
+    async insert(records: Record<string, unknown>[]): Promise<number> {
+      const rows = records.map((r) => t.columns.map((c, i) => coerce[i]!(r[c.id]) as InValue))
+      const stmts = insertStatements(t, rows)
+      const started = performance.now()
+      await client.batch(stmts, 'write')
+      return performance.now() - started
+    },
+    close: () => client.close(),
+  }
+}
+
+/**
+ * One datastore_search request's SQL on the sync driver: the page, and the count when the server
+ * would run it (search.ts skips it for a first page that is not full). Milliseconds per call.
+ */
+export function rawSearcher(conn: Database.Database, t: DsTable) {
+  // prepared once per SQL text, as the server's statement cache does
+  const cache = new Map<string, Database.Statement>()
+  const prepare = (sql: string) => {
+    let st = cache.get(sql)
+    if (!st) cache.set(sql, (st = conn.prepare(sql).raw(true)))
+    return st
+  }
+  return (spec: SearchSpec) => {
+    const plan = planSearch(t, spec)
+    const started = performance.now()
+    const rows = prepare(plan.sql).all(plan.args) as unknown[][]
+    let total = rows.length
+    if (spec.offset !== 0 || rows.length >= spec.limit)
+      total = Number((prepare(plan.countSql).get(plan.countArgs) as unknown[])[0])
+    return { ms: performance.now() - started, total }
+  }
+}
+
+/**
+ * The dump's work without HTTP: the dump route's SQL read with a cursor, each value decoded and
+ * formatted as a CSV line, in chunks of 2,000 rows as the route builds them. Rows, bytes (UTF-16
+ * code units), seconds.
+ */
+export function rawDump(conn: Database.Database, t: DsTable) {
+  const plan = planSearch(t, { plain: true, language: 'english', distinct: false, sort: '_id', limit: 0, offset: 0 })
+  const line = makeCopyLine(outFields(plan.columns), ',')
+  const decode = columnDecoders(t, plan.columns)
+  const started = performance.now()
+  const it = conn.prepare(`${plan.allSql} LIMIT ? OFFSET ?`).raw(true).iterate([...plan.countArgs, -1, 0])
+  let rows = 0
+  let chars = 0
+  let out = ''
+  for (const r of it as Iterable<unknown[]>) {
+    for (let i = 0; i < r.length; i++) r[i] = decode[i]!(r[i])
+    out += line(r)
+    if (++rows % 2000 === 0) {
+      chars += out.length
+      out = ''
+    }
+  }
+  chars += out.length
+  const seconds = (performance.now() - started) / 1000
+  return { rows, chars, seconds, rate: rows / seconds }
+}
+
+export const openSync = (path: string) => new Database(path)
