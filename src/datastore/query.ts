@@ -198,12 +198,26 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
   const allSql =
     `SELECT ${spec.distinct ? 'DISTINCT ' : ''}${select}${from}` +
     (order.length ? ` ORDER BY ${order.join(', ')}` : '')
+  // Only a whole-row MATCH: the full-text table alone knows the matches (its triggers keep it row
+  // for row with the table), so count there and rank-page there before touching the table.
+  const onlyMatch = join !== '' && where.length === 1 && typeof q === 'string' && !spec.distinct
   const countSql = spec.distinct
     ? `SELECT count(*) FROM (SELECT DISTINCT ${select}${from})`
-    : `SELECT count(*)${from}`
+    : onlyMatch
+      ? `SELECT count(*) FROM ${fts} WHERE ${fts} MATCH ?`
+      : `SELECT count(*)${from}`
+  const rankPaged = onlyMatch && (spec.sort === undefined || !sortClauses(spec.sort).length)
+  const b = 'm.b'
+  const pageSql = rankPaged
+    ? `WITH m AS (SELECT rowid AS id, bm25(${fts}) AS b FROM ${fts} WHERE ${fts} MATCH ? ` +
+      `ORDER BY b ASC, rowid ASC LIMIT ? OFFSET ?) SELECT ` +
+      (columns.map((c) => (c.col === -2 ? `(-${b} / (1.0 - ${b}))` : c.expr)).join(', ') || 't."_id"') +
+      ` FROM m JOIN ${tbl} t ON t."_id" = m.id ORDER BY m.b ASC, m.id ASC`
+    : `${allSql} LIMIT ? OFFSET ?`
   return {
     columns,
-    sql: `${allSql} LIMIT ? OFFSET ?`,
+    // both forms bind the query's arguments, then LIMIT and OFFSET
+    sql: pageSql,
     args: [...args, spec.limit, spec.offset],
     countSql,
     countArgs: args,

@@ -31,7 +31,7 @@ export async function openDatastore(url: string, authToken?: string): Promise<Da
   const conn = new Database(path)
   conn.exec(
     'PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; ' +
-      'PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=8000',
+      'PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=8000',
   )
   const prepare = statementCache(conn)
   // EXPLAIN statements stay active after their last row, which locks tables against DROP on the

@@ -10,7 +10,9 @@ import { schema } from '../db/schema'
 import type { CatalogDb } from '../db/types'
 import type { ReadExecutor, WriteExecutor } from '../db/executor'
 
-export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle')
+/** drizzle/ of the project: two levels above this module (src/runtime or dist/runtime), or $MIGRATIONS_DIR. */
+export const MIGRATIONS_DIR =
+  process.env.MIGRATIONS_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle')
 
 export interface OpenedDb {
   db: CatalogDb

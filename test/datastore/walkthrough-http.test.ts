@@ -27,7 +27,7 @@ beforeAll(async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: `file:${catalogueFile}` }
   Object.assign(env, { PORT: String(port), HOST: '127.0.0.1', SERVICE__SITE_URL: base })
   delete env.DATASTORE_URL // the default must be datastore.db beside the catalogue
-  const entry = ['--import', 'tsx', 'src/runtime/node.ts'] // what `npm start` runs
+  const entry = ['--import', 'tsx', 'src/runtime/node.ts'] // the entry `npm start` runs (compiled)
   const proc = (child = spawn(process.execPath, entry, { env }))
   let output = ''
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,6 @@
 // The README's promises: `npm start` serves from an embedded file; the admin CLI yields a working key.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,7 +13,15 @@ let child: ReturnType<typeof spawn>
 let output = ''
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  // exactly what `npm start` runs: the build (into a dir of its own: test files run in parallel;
+  // inside the project, so the bundle finds node_modules), then the bundle
+  const out = join(process.cwd(), 'dist', `entry-test-${process.pid}`, 'node.mjs')
+  const built = spawnSync(process.execPath, ['scripts/build.mjs', out], { encoding: 'utf8' })
+  if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`)
+  child = spawn(process.execPath, ['--enable-source-maps', out], {
+    env: { ...env, MIGRATIONS_DIR: join(process.cwd(), 'drizzle') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 40000)
     const onData = (b: Buffer) => {
@@ -30,6 +38,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   child?.kill('SIGTERM')
+  rmSync(join(process.cwd(), 'dist', `entry-test-${process.pid}`), { recursive: true, force: true })
 })
 
 const base = () => `http://127.0.0.1:${port}`
