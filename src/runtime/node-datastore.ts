@@ -8,6 +8,7 @@ import { clientDatastore } from '../datastore/client-store'
 import { mutex, type DatastoreDb } from '../datastore/store'
 import { ensureRegistry } from '../datastore/registry'
 import { statementCache, syncExecutor } from './node-db'
+import { openNodeSqlRunner } from './node-sql-runner'
 
 /** The DataStore URL: an explicit one, else `datastore.db` beside an embedded catalogue file. */
 export function datastoreUrl(explicit: string | undefined, catalogueUrl: string): string {
@@ -80,5 +81,13 @@ export async function openDatastore(url: string, authToken?: string): Promise<Da
     },
   }
   await ensureRegistry(store)
+  // after the registry exists: the runner's read-only connections open the file as it is
+  const sql = openNodeSqlRunner(path)
+  store.sql = sql
+  const closeStore = store.close
+  store.close = () => {
+    sql.close()
+    closeStore()
+  }
   return store
 }
