@@ -1,4 +1,4 @@
-// datastore_search_sql: guard, table permissions, time-limited run and CKAN's output (datastore.md §7).
+// datastore_search_sql: guard, table permissions, time-limited run, CKAN's output (datastore.md §7).
 import type { ActionContext } from '../context'
 import { NotAuthorized, ValidationError } from '../errors'
 import { findResource, canReadResource } from './access'
@@ -17,7 +17,8 @@ function refused(e: SqlRefused): Error {
 
 const sqlError = (e: unknown, sql: string) => {
   const msg = pgMessage(sqliteMessage(e))
-  return new ValidationError({ query: [msg], info: { statement: [sql], params: [{}], orig: [msg] } })
+  const info = { statement: [sql], params: [{}], orig: [msg] }
+  return new ValidationError({ query: [msg], info })
 }
 
 /** Real tables read through EXPLAIN: OpenRead root pages mapped to names (portable fallback). */
@@ -41,10 +42,34 @@ async function authorizeTables(ctx: ActionContext, db: DatastoreDb, tables: stri
     const t = await findTable(db, name)
     if (!t) throw new NotAuthorized(SYSTEM)
     const res = await findResource(ctx, name)
-    if (!res || !(await canReadResource(ctx, res))) throw new NotAuthorized('Not authorized to read resource.')
+    if (!res || !(await canReadResource(ctx, res)))
+      throw new NotAuthorized('Not authorized to read resource.')
     byName.set(name, t)
   }
   return byName
+}
+
+// The guard's wrapper around the user's (checked, rewritten) statement.
+const WRAPPED = /^SELECT \* FROM \(([\s\S]*)\) AS t LIMIT \d+$/
+
+/**
+ * A syntax error of the wrapped statement as the user's statement alone reports it, so that
+ * `SELECT … WHERE` fails "at end of input", not near the wrapper's ")". The inner text is what
+ * the guard checked, and it is only compiled (EXPLAIN), never run.
+ */
+async function syntaxErrorOfInner(
+  compile: (sql: string) => Promise<unknown>,
+  wrapped: string,
+  e: unknown,
+): Promise<unknown> {
+  const inner = WRAPPED.exec(wrapped)?.[1]
+  if (!inner || !/syntax error$|^incomplete input$/.test(sqliteMessage(e))) return e
+  try {
+    await compile(inner)
+  } catch (innerError) {
+    return innerError
+  }
+  return e
 }
 
 function guessType(rows: unknown[][], i: number): string {
@@ -67,11 +92,12 @@ export async function searchSql(ctx: ActionContext, db: DatastoreDb, sql: string
     if (e instanceof SqlRefused) throw refused(e)
     throw e
   }
+  const tablesRead = (q: string) => (db.sql ? db.sql.tablesRead(q) : explainTables(db, q))
   let tables: string[]
   try {
-    tables = db.sql ? await db.sql.tablesRead(guarded.sql) : await explainTables(db, guarded.sql)
+    tables = await tablesRead(guarded.sql)
   } catch (e) {
-    throw sqlError(e, sql)
+    throw sqlError(await syntaxErrorOfInner(tablesRead, guarded.sql, e), sql)
   }
   const known = await authorizeTables(ctx, db, tables)
   let result: SqlResult
@@ -80,7 +106,8 @@ export async function searchSql(ctx: ActionContext, db: DatastoreDb, sql: string
     if (db.sql) result = await db.sql.run(guarded.sql, { timeoutMs, maxRows: rowsMax + 1 })
     else {
       const r = await db.query(guarded.sql)
-      result = { columns: r.columns.map((name) => ({ name, table: null, column: null })), rows: r.rows }
+      const columns = r.columns.map((name) => ({ name, table: null, column: null }))
+      result = { columns, rows: r.rows }
     }
   } catch (e) {
     if (e instanceof SqlTimeout) throw ValidationError.field('query', 'Query took too long')
@@ -94,7 +121,8 @@ export async function searchSql(ctx: ActionContext, db: DatastoreDb, sql: string
     const pos = t && c.column ? t.position.get(c.column) : undefined
     if (t && pos !== undefined) {
       const type = t.types[pos]!
-      return { id: c.name, type: type.name, decode: (v: unknown) => (v === null ? null : fromStoredSql(type, v)) }
+      const decode = (v: unknown) => (v === null ? null : fromStoredSql(type, v))
+      return { id: c.name, type: type.name, decode }
     }
     return { id: c.name, type: guessType(rows, i), decode: (v: unknown) => v }
   })

@@ -13,6 +13,8 @@ export const datastoreFunctionCreate = defineAction({
   name: 'datastore_function_create',
   readOnly: false,
   auth: 'sysadmin',
+  // ckan: @logic.validate runs the schema before the access check
+  validateFirst: true,
   help: `Create a trigger function for DataStore tables (sysadmins only).
 
 The definition is a body in the PL/pgSQL subset the README describes ("Trigger functions"): it
@@ -29,11 +31,18 @@ Tables run it on every inserted or updated row once datastore_create lists it in
 :type definition: string`,
   params: z.object({
     name: field((v) =>
-      typeof v !== 'string' || v === '' ? fail(MISSING) : isValidFieldName(v) ? v : fail(`"${v}" is not a valid function name`),
+      typeof v !== 'string' || v === ''
+        ? fail(MISSING)
+        : isValidFieldName(v)
+          ? v
+          : fail(`"${v}" is not a valid function name`),
     ),
     definition: reqString,
     rettype: field((v) =>
-      v === undefined || v === null || v === '' || v === 'trigger' ? 'trigger' : fail("Value must be one of ['trigger']"),
+      // ckan: any rettype ('void' by default); this dialect has trigger functions only
+      v === undefined || v === null || v === '' || v === 'trigger'
+        ? 'trigger'
+        : fail("Value must be one of ['trigger']"),
     ),
     or_replace: dsBool(false),
     arguments: z.array(z.unknown()).optional(),
@@ -48,9 +57,16 @@ Tables run it on every inserted or updated row once datastore_create lists it in
     }
     await db.exclusive(async () => {
       if (!p.or_replace && (await findFunction(db, p.name)))
-        throw ValidationError.field('name', `function "${p.name}" already exists with same argument types`)
+        throw ValidationError.field(
+          'name',
+          `function "${p.name}" already exists with same argument types`,
+        )
       await db.write([
-        saveFunctionStmt({ name: p.name, definition: p.definition, rettype: p.rettype }, p.arguments ?? [], ctx.now()),
+        saveFunctionStmt(
+          { name: p.name, definition: p.definition, rettype: p.rettype },
+          p.arguments ?? [],
+          ctx.now(),
+        ),
       ])
     })
     return null

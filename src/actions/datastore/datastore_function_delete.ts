@@ -11,6 +11,8 @@ export const datastoreFunctionDelete = defineAction({
   name: 'datastore_function_delete',
   readOnly: false,
   auth: 'sysadmin',
+  // ckan: @logic.validate runs the schema before the access check
+  validateFirst: true,
   help: `Delete a DataStore trigger function (sysadmins only).
 
 A function that a table still lists in its triggers cannot be deleted.
@@ -27,16 +29,17 @@ A function that a table still lists in its triggers cannot be deleted.
         if (p.if_exists) return
         throw ValidationError.field('name', noSuchFunction(p.name))
       }
-      const { rows } = await db.query('SELECT id, meta FROM _ds_table')
-      const users = rows.filter((r) =>
-        (JSON.parse(String(r[1])) as { triggers: { function: string }[] }).triggers.some(
+      const { rows } = await db.query('SELECT meta FROM _ds_table')
+      const used = rows.some((r) =>
+        (JSON.parse(String(r[0])) as { triggers?: { function: string }[] }).triggers?.some(
           (t) => t.function === p.name,
         ),
       )
-      if (users.length)
+      // ckan: the first line of PostgreSQL's error; its DETAIL line naming the table is dropped
+      if (used)
         throw ValidationError.field(
           'name',
-          `cannot drop function ${p.name}() because other objects depend on it (table ${String(users[0]![0])})`,
+          `cannot drop function ${p.name}() because other objects depend on it`,
         )
       await db.write([deleteFunctionStmt(p.name)])
     })

@@ -1,10 +1,13 @@
 // datastore_search_sql: one read-only SELECT over DataStore tables, time-limited.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { BadRequest } from '../../errors'
+import { BadRequest, ValidationError } from '../../errors'
 import { datastoreOf } from '../../datastore/access'
 import { searchSql } from '../../datastore/sql-search'
 import { reqString } from '../../validation/fields'
+import { zodToErrorDict } from '../../validation/zod-errors'
+
+const sqlParams = z.object({ sql: reqString })
 
 export const datastoreSearchSql = defineAction({
   name: 'datastore_search_sql',
@@ -22,10 +25,14 @@ allow-list are refused; each query has a time limit (service.datastore.sqlsearch
 :returns: sql, fields (id and type of each column) and records; records_truncated when more than
   service.datastore.search.rows_max rows matched
 :rtype: dictionary`,
-  params: z.object({ sql: reqString }),
-  async run(ctx, p) {
+  // Checked in run: a switched-off action must not even validate its parameters.
+  params: z.looseObject({}),
+  async run(ctx, input) {
+    // ckan: with sqlsearch disabled the action is not registered at all
     if (!ctx.config.bool('service.datastore.sqlsearch.enabled'))
       throw new BadRequest('Action name not known: datastore_search_sql')
-    return searchSql(ctx, datastoreOf(ctx), p.sql)
+    const parsed = sqlParams.safeParse(input)
+    if (!parsed.success) throw new ValidationError(zodToErrorDict(parsed.error))
+    return searchSql(ctx, datastoreOf(ctx), parsed.data.sql)
   },
 })
