@@ -235,19 +235,30 @@ function reprValue(v: unknown): string {
   return typeof v === 'object' ? JSON.stringify(v) : String(v)
 }
 
-/** datastore_run_triggers: an UPDATE for each stored row (`[_id, ...columns]`) its triggers change. */
-export function rerunStatements(t: DsTable, rows: unknown[][], transform: RowTransform): RawStatement[] {
+/**
+ * datastore_run_triggers: an UPDATE for each stored row (`[_id, ...columns]`) its triggers change,
+ * and how many rows the triggers skipped (RETURN NULL: PostgreSQL's UPDATE does not count them).
+ */
+export function rerunStatements(
+  t: DsTable,
+  rows: unknown[][],
+  transform: RowTransform,
+): { stmts: RawStatement[]; skipped: number } {
   const out: RawStatement[] = []
+  let skipped = 0
   const sets = t.columns.map((c) => `${quoteIdent(c.id)} = ?`).join(', ')
   const sql = `UPDATE ${quoteIdent(t.id)} SET ${sets} WHERE _id = ?`
   rows.forEach((r, n) => {
     const stored = r.slice(1) as Stored[]
     const before = outputRow(t, stored)
     const after = transform({ ...before }, 'UPDATE', before)
-    if (!after) return
+    if (!after) {
+      skipped++
+      return
+    }
     const next = storedRow(t, after, n, 'update')
     if (next.every((v, i) => v === stored[i])) return
     out.push({ sql, args: [...(next as InValue[]), r[0] as InValue] })
   })
-  return out
+  return { stmts: out, skipped }
 }

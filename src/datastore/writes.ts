@@ -111,12 +111,12 @@ export async function rerunTriggers(db: DatastoreDb, id: string, now: () => stri
       `SELECT _id${cols.length ? ', ' + cols.join(', ') : ''} FROM ${quoteIdent(t.id)} ORDER BY _id`,
     )
     if (!transform || !cols.length) return rows.length
-    const stmts = rerunStatements(t, rows, transform)
+    const { stmts, skipped } = rerunStatements(t, rows, transform)
     try {
       await db.write(stmts)
     } catch (e) {
       throw upsertError(e, t)
     }
-    return rows.length
+    return rows.length - skipped
   })
 }

@@ -369,6 +369,14 @@ describe('datastore_run_triggers', () => {
     expect(await names(id)).toEqual(['a', 'b'])
   })
 
+  it('does not count rows a function skips, and leaves them as they were', async () => {
+    const id = await table({ records: [{ name: 'a' }, { name: 'skip' }, { name: 'c' }] })
+    const triggers = [{ function: 'trg_skip' }, { function: 'trg_upper' }]
+    await t.ok('datastore_create', { resource_id: id, triggers }, admin)
+    expect(await outcome('datastore_run_triggers', { resource_id: id })).toEqual([200, 2])
+    expect(await names(id)).toEqual(['A', 'skip', 'C'])
+  })
+
   it('counts the rows of a table without triggers, and of an empty one', async () => {
     const id = await table({ records: [{ name: 'a' }, { name: 'b' }] })
     expect(await outcome('datastore_run_triggers', { resource_id: id })).toEqual([200, 2])
