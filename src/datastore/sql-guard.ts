@@ -41,7 +41,7 @@ const WS = /[ \t\n\r\f\v]+/y
 const IDENT = /[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*/y
 const NUM = /0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y
 const DOLLAR = /\$([A-Za-z_][A-Za-z0-9_]*)?\$/y
-const OPS = ['!~~*', '!~~', '~~*', '->>', '!~*', '::', '||', '<=', '>=', '<>', '!=', '==', '->', '<<', '>>', '~~', '~*', '!~']
+const OPS = '!~~* !~~ ~~* ->> !~* :: || <= >= <> != == -> << >> ~~ ~* !~'.split(' ')
 const E_ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
 
 function sticky(re: RegExp, input: string, at: number): string | undefined {
@@ -74,9 +74,14 @@ function eString(input: string, at: number): { body: string; end: number } | nul
       i++
     } else if (c === '\\' && i + 1 < input.length) {
       const rest = input.slice(i + 1)
-      const code = /^(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3}))/.exec(rest)
+      const code = /^(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3}))/.exec(
+        rest,
+      )
       if (code) {
-        body += String.fromCodePoint(parseInt(code[1] ?? code[2] ?? code[3] ?? code[4]!, code[4] ? 8 : 16))
+        const point = parseInt(code[1] ?? code[2] ?? code[3] ?? code[4]!, code[4] ? 8 : 16)
+        if (point === 0) throw refuse('invalid byte sequence for encoding "UTF8": 0x00')
+        if (point > 0x10ffff) throw refuse('invalid Unicode escape value')
+        body += String.fromCodePoint(point)
         i += code[0].length
       } else {
         body += E_ESCAPES[rest[0]!] ?? rest[0]
@@ -96,7 +101,8 @@ function lex(input: string): Tok[] {
     else out.push(t)
   }
   let i = 0
-  const unterminated = (what: string) => refuse(`unterminated ${what} at or near "${snippet(input, i)}"`)
+  const unterminated = (what: string) =>
+    refuse(`unterminated ${what} at or near "${snippet(input, i)}"`)
   while (i < input.length) {
     const c = input[i]!
     const two = input.slice(i, i + 2)
@@ -159,7 +165,6 @@ function lex(input: string): Tok[] {
   return out
 }
 
-
 // ---------------------------------------------------------------------------------------------------
 // The statement as a tree of parenthesised groups: checks and rewrites look only at neighbours on one
 // level, so any input costs linear time (this runs on the event loop, for anonymous callers too).
@@ -181,15 +186,17 @@ const significant = (items: Node[]) => items.filter((n) => n.k !== 'ws')
 // Words that may precede '(' without being a function call. None is a SQLite function name, so
 // skipping them cannot let a call through.
 const NOT_CALLS = new Set(
-  ('in exists values as over filter using on join from select where and or not when then else case ' +
+  (
+    'in exists values as over filter using on join from select where and or not when then else case ' +
     'is between all any some with recursive union intersect except by having limit offset distinct ' +
-    'escape materialized within lateral ilike window partition rows range groups returning')
-    .split(' '),
+    'escape materialized within lateral ilike window partition rows range groups returning'
+  ).split(' '),
 )
 /** A name that calls a function when a group follows it. */
 const isCallName = (n: Node | undefined): n is Tok =>
   isName(n) && !(n.k === 'ident' && NOT_CALLS.has(n.v))
 
+// Operators also call functions (LIKE, GLOB, REGEXP, MATCH, -> and ->>): all pure, none listed here.
 const ALLOWED_FUNCTIONS = new Set(
   (
     'count sum avg min max total group_concat string_agg array_agg json_agg json_group_array ' +
@@ -271,7 +278,9 @@ function checkShape(root: Group, toks: Tok[]): void {
 function isCteName(sig: Node[], i: number): boolean {
   if (!isWord(sig[i - 1], 'with', 'recursive') && !isOp(sig[i - 1], ',')) return false
   const as = isGroup(sig[i + 1]) ? i + 2 : i + 1
-  return isWord(sig[as], 'as') && (isGroup(sig[as + 1]) || isWord(sig[as + 1], 'not', 'materialized'))
+  return (
+    isWord(sig[as], 'as') && (isGroup(sig[as + 1]) || isWord(sig[as + 1], 'not', 'materialized'))
+  )
 }
 
 function checkFunctions(g: Group, names: Set<string>): Set<string> {
@@ -290,9 +299,10 @@ function checkFunctions(g: Group, names: Set<string>): Set<string> {
 }
 
 const CLAUSE_WORDS = new Set(
-  ('where join inner left right full outer cross natural on using group order limit offset having ' +
-    'window union intersect except fetch for returning indexed not tablesample')
-    .split(' '),
+  (
+    'where join inner left right full outer cross natural on using group order limit offset having ' +
+    'window union intersect except fetch for returning indexed not tablesample'
+  ).split(' '),
 )
 
 /** Reads the table list after FROM / JOIN / IN at sig[i]; refuses system tables. */
@@ -310,7 +320,8 @@ function readTables(sig: Node[], i: number, refs: string[]): void {
       if (parts.some(isSystemName)) {
         throw new SqlRefused('Not authorized to access system tables', 'auth')
       }
-      if (isGroup(sig[j + 1])) j++ // a table-valued function: checked as a call
+      // a table-valued function is checked as a call
+      if (isGroup(sig[j + 1])) j++
       else refs.push((parts[0] === 'public' ? parts.slice(1) : parts).join('.'))
     } else if (!isGroup(n)) return
     if (kind === 'in') return
@@ -339,9 +350,10 @@ function collectTables(g: Group, inCall: boolean, refs: string[], ctes: Set<stri
 // ---------------------------------------------------------------------------------------------------
 // Rewrites of PostgreSQL spellings
 
-const TYPES: Record<string, string> = {}
+// Maps, not objects: a user-supplied name such as `constructor` must not find a prototype member.
+const TYPES = new Map<string, string>()
 const defineTypes = (sqlite: string, names: string) =>
-  names.split(',').forEach((n) => (TYPES[n] = sqlite))
+  names.split(',').forEach((n) => TYPES.set(n, sqlite))
 defineTypes('INTEGER', 'int,integer,int2,int4,int8,smallint,bigint,serial,bigserial,bool,boolean')
 defineTypes('REAL', 'float,float4,float8,real,double precision')
 defineTypes('NUMERIC', 'numeric,decimal')
@@ -388,7 +400,7 @@ function rewriteCasts(items: Node[]): Node[] {
     }
     if (isGroup(items[at(end + 1)])) end = at(end + 1) // length or precision
     if (isOp(items[at(end + 1)], '[]')) name += '[]'
-    const sqliteType = TYPES[name]
+    const sqliteType = TYPES.get(name)
     if (!sqliteType) throw refuse(`type "${name}" does not exist`)
     out.push(word('CAST'), group([...operand, word(' AS '), word(sqliteType)]))
     i = end
@@ -396,9 +408,9 @@ function rewriteCasts(items: Node[]): Node[] {
   return out
 }
 
-/** 'a=1 b=2' → { a: '1', b: '2' } */
-const pairs = (list: string): Record<string, string> =>
-  Object.fromEntries(list.split(' ').map((pair) => pair.split('=')))
+/** 'a=1 b=2' → Map { a → '1', b → '2' } */
+const pairs = (list: string) =>
+  new Map(list.split(' ').map((pair) => pair.split('=') as [string, string]))
 
 const TRUNC = pairs(
   'year=%Y-01-01T00:00:00 month=%Y-%m-01T00:00:00 day=%Y-%m-%dT00:00:00 ' +
@@ -413,7 +425,7 @@ function strftimeFormat(picture: string): string | undefined {
   PICTURE.lastIndex = 0
   const parts = picture.match(PICTURE) ?? []
   if (parts.join('') !== picture) return undefined
-  return parts.map((p) => PICTURE_FIELDS[p] ?? p.replaceAll('"', '')).join('')
+  return parts.map((p) => PICTURE_FIELDS.get(p) ?? p.replaceAll('"', '')).join('')
 }
 
 const literal = (arg: Node[] | undefined) => {
@@ -438,7 +450,7 @@ function rewriteCall(name: string, g: Group): Node[] | undefined {
   if (name === 'extract') {
     // extract(year FROM x) is date_part('year', x)
     const sig = significant(g.items)
-    const part = isName(sig[0]) && isWord(sig[1], 'from') ? PART[sig[0].v] : undefined
+    const part = isName(sig[0]) && isWord(sig[1], 'from') ? PART.get(sig[0].v) : undefined
     return part ? castInt(strftime(part, g.items.slice(g.items.indexOf(sig[1]!) + 1))) : undefined
   }
   const args: Node[][] = [[]]
@@ -448,14 +460,17 @@ function rewriteCall(name: string, g: Group): Node[] | undefined {
   }
   const unit = literal(args[0])?.toLowerCase() ?? ''
   if (args.length === 2) {
-    if (name === 'date_trunc' && TRUNC[unit]) return strftime(TRUNC[unit], args[1]!)
-    if (name === 'date_part' && PART[unit]) return castInt(strftime(PART[unit], args[1]!))
+    const trunc = TRUNC.get(unit)
+    const part = PART.get(unit)
+    if (name === 'date_trunc' && trunc) return strftime(trunc, args[1]!)
+    if (name === 'date_part' && part) return castInt(strftime(part, args[1]!))
     const format = name === 'to_char' ? strftimeFormat(literal(args[1]) ?? '') : undefined
     if (format) return strftime(format, args[0]!)
   }
   // PostgreSQL's greatest(x) is x; SQLite's one-argument max() would aggregate
   if ((name === 'greatest' || name === 'least') && args.length === 1) return [g]
-  return RENAMES[name] ? [word(RENAMES[name]), g] : undefined
+  const renamed = RENAMES.get(name)
+  return renamed ? [word(renamed), g] : undefined
 }
 
 function rewriteCalls(items: Node[]): Node[] {
@@ -522,7 +537,8 @@ export function pgMessage(sqliteMessage: string): string {
   let m: RegExpExecArray | null
   if ((m = /^near "(.*)": syntax error$/s.exec(msg))) return `syntax error at or near "${m[1]}"`
   if (msg === 'incomplete input') return 'syntax error at end of input'
-  if ((m = /^no such table: (?:main\.)?(.*)$/s.exec(msg))) return `relation "${m[1]}" does not exist`
+  if ((m = /^no such table: (?:main\.)?(.*)$/s.exec(msg)))
+    return `relation "${m[1]}" does not exist`
   if ((m = /^no such column: (.*)$/s.exec(msg))) return `column "${m[1]}" does not exist`
   if ((m = /^no such function: (.*)$/s.exec(msg))) return `function ${m[1]} does not exist`
   return msg

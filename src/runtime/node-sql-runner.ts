@@ -154,9 +154,9 @@ function watchdog(db: AsyncDb, deadline: number) {
 }
 
 /**
- * EXPLAIN output of `sql` on the synchronous connection. A libsql statement read with all() keeps
- * the connection's read snapshot until it is reset, and then the connection never sees tables
- * created later; get() resets it when done (and only re-reads the first opcode).
+ * EXPLAIN output of `sql` on the synchronous connection. An EXPLAIN statement read with all() and
+ * left un-reset pins the connection's read snapshot: later reads missed newer tables and rows.
+ * get() resets the statement when done (it only re-reads the first opcode).
  */
 function explain(checker: Database.Database, sql: string): Explained[] {
   const stmt = checker.prepare(`EXPLAIN ${sql}`)
