@@ -8,7 +8,7 @@ import { clientDatastore } from '../datastore/client-store'
 import { mutex, type DatastoreDb } from '../datastore/store'
 import { ensureRegistry } from '../datastore/registry'
 import { statementCache, syncExecutor } from './node-db'
-import { openNodeSqlRunner } from './node-sql-runner'
+import { openNodeSqlRunner, readOnlyUri } from './node-sql-runner'
 
 /** The DataStore URL: an explicit one, else `datastore.db` beside an embedded catalogue file. */
 export function datastoreUrl(explicit: string | undefined, catalogueUrl: string): string {
@@ -35,25 +35,16 @@ export async function openDatastore(url: string, authToken?: string): Promise<Da
       'PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=8000',
   )
   const prepare = statementCache(conn)
-  // EXPLAIN statements stay active after their last row, which locks tables against DROP on the
-  // connection that ran them: they get a read-only connection of their own.
-  let explainConn: Database.Database | undefined
   const store: DatastoreDb = {
     write: syncExecutor(conn),
     async query(sql, args = []) {
-      if (/^\s*explain\b/i.test(sql)) {
-        explainConn ??= new Database(`file:${path}?mode=ro`)
-        const st = explainConn.prepare(sql).raw(true)
-        const rows = st.all(args as InValue[]) as unknown[][]
-        return { columns: (st.columns() as { name: string }[]).map((c) => c.name), rows }
-      }
       const st = prepare(sql)
       const rows = st.raw(true).all(args as InValue[]) as unknown[][]
       return { columns: (st.columns() as { name: string }[]).map((c) => c.name), rows }
     },
     // A read-only connection per stream: its cursor survives the event-loop turns between chunks.
     async *stream(sql, args, chunkRows) {
-      const ro = new Database(`file:${path}?mode=ro`)
+      const ro = new Database(readOnlyUri(path))
       try {
         const st = ro.prepare(sql).raw(true)
         const columns = (st.columns() as { name: string }[]).map((c) => c.name)
@@ -75,10 +66,7 @@ export async function openDatastore(url: string, authToken?: string): Promise<Da
       }
     },
     exclusive: mutex(),
-    close: () => {
-      explainConn?.close()
-      conn.close()
-    },
+    close: () => conn.close(),
   }
   await ensureRegistry(store)
   // after the registry exists: the runner's read-only connections open the file as it is
