@@ -1,200 +1,43 @@
 // datastore_search_sql: checks one user statement and rewrites common PostgreSQL spellings for SQLite.
 // The output is rebuilt from our own tokens (comments dropped, PG-only literals re-spelt), so what SQLite
 // parses is exactly what was checked. The run-time EXPLAIN table check remains the authority on tables.
+import {
+  columnNames,
+  emit,
+  group,
+  isCallName,
+  isGroup,
+  isName,
+  isOp,
+  isWord,
+  lex,
+  NOT_CALLS,
+  readType,
+  refuse,
+  significant,
+  sqlString,
+  SqlRefused,
+  tok,
+  tree,
+  word,
+  type Group,
+  type Node,
+  type Tok,
+} from './sql-lex'
 
-/** A refused statement: kind 'query' → 409 {"query": [message]}, kind 'auth' → 403 with the message. */
-export class SqlRefused extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'auth' | 'query',
-  ) {
-    super(message)
-  }
-}
+export { SqlRefused }
 
 export interface GuardedSql {
-  /** Rewritten for SQLite and wrapped as `SELECT * FROM (…) AS t LIMIT maxRows + 1`. */
+  /**
+   * Rewritten for SQLite, result columns named as PostgreSQL names them, and wrapped as
+   * `SELECT * FROM (…) AS t LIMIT maxRows + 1`.
+   */
   sql: string
   /** Functions called, lower-cased unless quoted, in order of first use. */
   functions: string[]
   /** Tables named after FROM / JOIN / IN (CTE names excluded); unquoted names lower-cased. */
   tableRefs: string[]
 }
-
-type Kind = 'ws' | 'str' | 'ident' | 'qident' | 'num' | 'op'
-/** s: the text we emit; v: identifier name (lower-cased unless quoted) or operator text. */
-interface Tok {
-  k: Kind
-  s: string
-  v: string
-}
-
-const tok = (k: Kind, s: string, v = s): Tok => ({ k, s, v })
-const space = () => tok('ws', ' ')
-const word = (s: string) => tok('ident', s, s.toLowerCase())
-const sqlString = (value: string) => tok('str', `'${value.replaceAll("'", "''")}'`)
-const refuse = (message: string) => new SqlRefused(message, 'query')
-const snippet = (input: string, at: number) => input.slice(at, at + 40)
-
-// Only ASCII whitespace, as SQLite: anything else (U+00A0 …) is part of an identifier for SQLite too.
-const WS = /[ \t\n\r\f\v]+/y
-const IDENT = /[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*/y
-const NUM = /0[xX][0-9a-fA-F]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/y
-const DOLLAR = /\$([A-Za-z_][A-Za-z0-9_]*)?\$/y
-const OPS = '!~~* !~~ ~~* ->> !~* :: || <= >= <> != == -> << >> ~~ ~* !~'.split(' ')
-const E_ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }
-
-function sticky(re: RegExp, input: string, at: number): string | undefined {
-  re.lastIndex = at
-  return re.exec(input)?.[0]
-}
-
-/** Body of a quoted token starting at `at` (the quote), doubled quotes unescaped; null if unterminated. */
-function quoted(input: string, at: number, close: string): { body: string; end: number } | null {
-  let body = ''
-  for (let i = at + 1; i < input.length; i++) {
-    if (input[i] !== close) {
-      body += input[i]
-    } else if (input[i + 1] === close && close !== ']') {
-      body += close
-      i++
-    } else return { body, end: i + 1 }
-  }
-  return null
-}
-
-/** PostgreSQL E'…' string: backslash escapes, '' or \' for a quote. */
-function eString(input: string, at: number): { body: string; end: number } | null {
-  let body = ''
-  for (let i = at + 1; i < input.length; i++) {
-    const c = input[i]!
-    if (c === "'") {
-      if (input[i + 1] !== "'") return { body, end: i + 1 }
-      body += "'"
-      i++
-    } else if (c === '\\' && i + 1 < input.length) {
-      const rest = input.slice(i + 1)
-      const code = /^(?:x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3}))/.exec(
-        rest,
-      )
-      if (code) {
-        const point = parseInt(code[1] ?? code[2] ?? code[3] ?? code[4]!, code[4] ? 8 : 16)
-        if (point === 0) throw refuse('invalid byte sequence for encoding "UTF8": 0x00')
-        if (point > 0x10ffff) throw refuse('invalid Unicode escape value')
-        body += String.fromCodePoint(point)
-        i += code[0].length
-      } else {
-        body += E_ESCAPES[rest[0]!] ?? rest[0]
-        i++
-      }
-    } else body += c
-  }
-  return null
-}
-
-function lex(input: string): Tok[] {
-  const out: Tok[] = []
-  // Runs of whitespace and comments become one token, so every neighbour lookup is O(1).
-  const push = (t: Tok) => {
-    const last = out[out.length - 1]
-    if (t.k === 'ws' && last?.k === 'ws') last.s += t.s
-    else out.push(t)
-  }
-  let i = 0
-  const unterminated = (what: string) =>
-    refuse(`unterminated ${what} at or near "${snippet(input, i)}"`)
-  while (i < input.length) {
-    const c = input[i]!
-    const two = input.slice(i, i + 2)
-    let m: string | undefined
-    if (c === '\0') throw refuse('invalid byte sequence for encoding "UTF8": 0x00')
-    if ((m = sticky(WS, input, i))) {
-      push(tok('ws', m))
-      i += m.length
-    } else if (two === '--') {
-      const end = input.indexOf('\n', i)
-      i = end < 0 ? input.length : end
-      push(space())
-    } else if (two === '/*') {
-      // PostgreSQL block comments nest; SQLite never sees them, so the difference cannot be abused.
-      let depth = 0
-      let j = i
-      do {
-        if (j >= input.length) throw unterminated('/* comment')
-        const pair = input.slice(j, j + 2)
-        depth += pair === '/*' ? 1 : pair === '*/' ? -1 : 0
-        j += pair === '/*' || pair === '*/' ? 2 : 1
-      } while (depth > 0)
-      i = j
-      push(space())
-    } else if (c === "'" || ((c === 'e' || c === 'E') && input[i + 1] === "'")) {
-      const q = c === "'" ? quoted(input, i, "'") : eString(input, i + 1)
-      if (!q) throw unterminated('quoted string')
-      push(c === "'" ? tok('str', input.slice(i, q.end)) : sqlString(q.body))
-      i = q.end
-    } else if ((c === 'x' || c === 'X') && input[i + 1] === "'") {
-      const q = quoted(input, i + 1, "'")
-      if (!q) throw unterminated('quoted string')
-      push(tok('str', input.slice(i, q.end)))
-      i = q.end
-    } else if (two === '[]') {
-      push(tok('op', '[]')) // an array type suffix; SQLite would read an empty identifier
-      i += 2
-    } else if (c === '"' || c === '[' || c === '`') {
-      const q = quoted(input, i, c === '[' ? ']' : c)
-      if (!q) throw unterminated('quoted identifier')
-      push(tok('qident', `"${q.body.replaceAll('"', '""')}"`, q.body))
-      i = q.end
-    } else if (c === '$' && (m = sticky(DOLLAR, input, i))) {
-      const end = input.indexOf(m, i + m.length)
-      if (end < 0) throw unterminated('dollar-quoted string')
-      push(sqlString(input.slice(i + m.length, end)))
-      i = end + m.length
-    } else if ((m = sticky(IDENT, input, i))) {
-      push(word(m))
-      i += m.length
-    } else if ((m = sticky(NUM, input, i))) {
-      push(tok('num', m))
-      i += m.length
-    } else {
-      m = OPS.find((op) => input.startsWith(op, i)) ?? c
-      push(tok('op', m))
-      i += m.length
-    }
-  }
-  return out
-}
-
-// ---------------------------------------------------------------------------------------------------
-// The statement as a tree of parenthesised groups: checks and rewrites look only at neighbours on one
-// level, so any input costs linear time (this runs on the event loop, for anonymous callers too).
-
-interface Group {
-  k: 'group'
-  items: Node[]
-}
-type Node = Tok | Group
-
-const group = (items: Node[]): Group => ({ k: 'group', items })
-const isGroup = (n: Node | undefined): n is Group => n?.k === 'group'
-const isName = (n: Node | undefined): n is Tok => n?.k === 'ident' || n?.k === 'qident'
-const isWord = (n: Node | undefined, ...words: string[]) =>
-  n?.k === 'ident' && words.includes((n as Tok).v)
-const isOp = (n: Node | undefined, op: string) => n?.k === 'op' && (n as Tok).v === op
-const significant = (items: Node[]) => items.filter((n) => n.k !== 'ws')
-
-// Words that may precede '(' without being a function call. None is a SQLite function name, so
-// skipping them cannot let a call through.
-const NOT_CALLS = new Set(
-  (
-    'in exists values as over filter using on join from select where and or not when then else case ' +
-    'is between all any some with recursive union intersect except by having limit offset distinct ' +
-    'escape materialized within lateral ilike window partition rows range groups returning'
-  ).split(' '),
-)
-/** A name that calls a function when a group follows it. */
-const isCallName = (n: Node | undefined): n is Tok =>
-  isName(n) && !(n.k === 'ident' && NOT_CALLS.has(n.v))
 
 // Operators also call functions (LIKE, GLOB, REGEXP, MATCH, -> and ->>): all pure, none listed here.
 const ALLOWED_FUNCTIONS = new Set(
@@ -217,41 +60,6 @@ const isSystemName = (name: string) =>
 
 // Words that change data; refused anywhere, so `WITH x AS (DELETE …)` never reaches the database.
 const WRITES = ['insert', 'update', 'delete', 'merge', 'truncate']
-
-const MAX_DEPTH = 1000
-
-function tree(toks: Tok[]): Group {
-  const stack: Group[] = [group([])]
-  for (const t of toks) {
-    if (isOp(t, '(')) {
-      if (stack.length > MAX_DEPTH) throw refuse('stack depth limit exceeded')
-      const g = group([])
-      stack[stack.length - 1]!.items.push(g)
-      stack.push(g)
-    } else if (isOp(t, ')')) {
-      if (stack.length === 1) throw refuse('syntax error at or near ")"')
-      stack.pop()
-    } else stack[stack.length - 1]!.items.push(t)
-  }
-  if (stack.length > 1) throw refuse('syntax error at end of input')
-  return stack[0]!
-}
-
-/** The SQL text; iterative, as cast chains nest CAST( groups arbitrarily deep. */
-function emit(items: Node[]): string {
-  const parts: string[] = []
-  const stack: (Node | ')')[] = [...items].reverse()
-  for (let n = stack.pop(); n !== undefined; n = stack.pop()) {
-    if (n === ')' || !isGroup(n)) {
-      parts.push(n === ')' ? n : n.s)
-      continue
-    }
-    parts.push('(')
-    stack.push(')')
-    for (let i = n.items.length - 1; i >= 0; i--) stack.push(n.items[i]!)
-  }
-  return parts.join('')
-}
 
 /** Strips one trailing ';'; any other ';' outside strings and comments means several statements. */
 function singleStatement(toks: Tok[]): Tok[] {
@@ -290,6 +98,8 @@ function checkFunctions(g: Group, names: Set<string>): Set<string> {
     if (!isCallName(n) || !isGroup(sig[i + 1])) return
     // a type (CAST(x AS varchar(9)), x::numeric(9,2)), an alias column list or a CTE: no call
     if (isWord(sig[i - 1], 'as') || isOp(sig[i - 1], '::') || isCteName(sig, i)) return
+    // character varying(9)
+    if (isWord(n, 'varying') && isWord(sig[i - 1], 'character', 'char')) return
     if (!ALLOWED_FUNCTIONS.has(n.v)) {
       throw new SqlRefused(`Not authorized to call function ${n.v}`, 'auth')
     }
@@ -362,7 +172,19 @@ defineTypes(
   'text,varchar,char,character,character varying,name,citext,json,jsonb,uuid,date,time,timestamp,' +
     'timestamptz,timestamp without time zone,timestamp with time zone,time without time zone',
 )
-const TYPE_TAILS = ['precision', 'varying', 'without', 'with', 'time', 'zone']
+
+/**
+ * Index of the CASE that the END at out[end] closes. Linear overall: a cast wraps that CASE into
+ * one group, which an enclosing CASE's search then steps over at once.
+ */
+function caseStart(out: Node[], end: number): number {
+  let depth = 0
+  for (let i = end; i >= 0; i--) {
+    if (isWord(out[i], 'end')) depth++
+    else if (isWord(out[i], 'case') && --depth === 0) return i
+  }
+  throw refuse('syntax error at or near "::"')
+}
 
 /** Removes and returns the operand that ends `out` (PostgreSQL's `::` binds tightest). */
 function popOperand(out: Node[]): Node[] {
@@ -372,6 +194,8 @@ function popOperand(out: Node[]): Node[] {
   const last = out[start]
   if (isGroup(last)) {
     if (isCallName(out[sigAt(start - 1)])) start = sigAt(start - 1)
+  } else if (isWord(last, 'end')) {
+    start = caseStart(out, start)
   } else if (!last || last.k === 'op' || (last.k === 'ident' && NOT_CALLS.has(last.v))) {
     throw refuse('syntax error at or near "::"')
   }
@@ -390,20 +214,12 @@ function rewriteCasts(items: Node[]): Node[] {
       continue
     }
     const operand = popOperand(out)
-    const at = (j: number) => (items[j]?.k === 'ws' ? j + 1 : j)
-    let end = at(i + 1)
-    if (!isName(items[end])) throw refuse('syntax error at or near "::"')
-    let name = (items[end] as Tok).v
-    while (isWord(items[at(end + 1)], ...TYPE_TAILS)) {
-      end = at(end + 1)
-      name += ` ${(items[end] as Tok).v}`
-    }
-    if (isGroup(items[at(end + 1)])) end = at(end + 1) // length or precision
-    if (isOp(items[at(end + 1)], '[]')) name += '[]'
-    const sqliteType = TYPES.get(name)
-    if (!sqliteType) throw refuse(`type "${name}" does not exist`)
+    const type = readType(items, i + 1)
+    if (!type) throw refuse('syntax error at or near "::"')
+    const sqliteType = TYPES.get(type.name)
+    if (!sqliteType) throw refuse(`type "${type.name}" does not exist`)
     out.push(word('CAST'), group([...operand, word(' AS '), word(sqliteType)]))
-    i = end
+    i = type.end
   }
   return out
 }
@@ -513,6 +329,22 @@ function rewrite(g: Group): Group {
   return group(rewriteSpellings(rewriteCalls(rewriteCasts(items))))
 }
 
+// SQLite names an unaliased item after its (rewritten) text, PostgreSQL after the expression's
+// shape; clients read records by PostgreSQL's names (`records[0].count`). Both take a compound's
+// names from its first arm, so only that arm is named.
+
+/** Gives the items of the outermost select list the names PostgreSQL gives them. */
+function nameColumns(root: Group): void {
+  const list = columnNames(root)
+  if (!list) return
+  list.g.items = list.g.items.flatMap((n, i) => {
+    const column = list.names.get(i)
+    if (!column) return [n]
+    const quoted = tok('qident', `"${column.name.replaceAll('"', '""')}"`, column.name)
+    return column.alias ? [quoted] : [n, word(' AS '), quoted]
+  })
+}
+
 /** Checks and rewrites one datastore_search_sql statement; throws SqlRefused. */
 export function guardSql(input: string, maxRows: number): GuardedSql {
   const toks = singleStatement(lex(input))
@@ -522,6 +354,7 @@ export function guardSql(input: string, maxRows: number): GuardedSql {
   const refs: string[] = []
   const ctes = new Set<string>()
   collectTables(root, false, refs, ctes)
+  nameColumns(root)
   const sql = emit(rewrite(root).items).trim()
   const limit = Math.max(0, Math.floor(maxRows)) + 1
   return {

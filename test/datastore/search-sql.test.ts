@@ -282,6 +282,96 @@ describe('datastore_search_sql: results', () => {
   })
 })
 
+describe('datastore_search_sql: column names as PostgreSQL gives them', () => {
+  it('names count(*) count', async () => {
+    const sql = `SELECT count(*) FROM "${books}"`
+    expect(await result(sql)).toEqual({
+      sql,
+      fields: [{ id: 'count', type: 'int8' }],
+      records: [{ count: 3 }],
+    })
+  })
+
+  it('names calls, casts, CASE and constants, and keeps column types', async () => {
+    const sql =
+      `SELECT b.author, COUNT(*), string_agg(b.book, '|'), max(n)::text, ` +
+      `CASE WHEN max(n) > 2 THEN 'many' END, 'x' FROM "${books}" b ` +
+      'GROUP BY b.author ORDER BY author'
+    const r = await result(sql)
+    expect([r.fields, r.records]).toEqual([
+      [
+        { id: 'author', type: 'text' },
+        { id: 'count', type: 'int8' },
+        { id: 'string_agg', type: 'text' },
+        { id: 'max', type: 'text' },
+        { id: 'case', type: 'text' },
+        { id: '?column?', type: 'text' },
+      ],
+      [
+        { author: 'austen', count: 1, string_agg: 'emma', max: '3', case: 'many', '?column?': 'x' },
+        {
+          author: 'tolstoy',
+          count: 2,
+          string_agg: 'annakarenina|warandpeace',
+          max: '2',
+          case: null,
+          '?column?': 'x',
+        },
+      ],
+    ])
+  })
+
+  it('types _id and catalogue columns through the names it gives', async () => {
+    const r = await result(`SELECT b._id, b.book, B.N FROM "${books}" b WHERE n = 1`)
+    expect([r.fields, r.records]).toEqual([
+      [
+        { id: '_id', type: 'int4' },
+        { id: 'book', type: 'text' },
+        { id: 'n', type: 'int4' },
+      ],
+      [{ _id: 1, book: 'annakarenina', n: 1 }],
+    ])
+  })
+
+  it('folds an unquoted alias to lower case and keeps a quoted one', async () => {
+    const r = await result(`SELECT count(*) AS Total, count(*) "Big" FROM "${books}"`)
+    expect([r.fields, r.records]).toEqual([
+      [
+        { id: 'total', type: 'int8' },
+        { id: 'Big', type: 'int8' },
+      ],
+      [{ total: 3, Big: 3 }],
+    ])
+  })
+
+  it('names a compound after its first arm and a CTE after its final select', async () => {
+    const union = await result(`SELECT count(*) FROM "${books}" UNION ALL SELECT 7 AS seven`)
+    expect(union.records).toEqual([{ count: 3 }, { count: 7 }])
+    const cte = await result(
+      `WITH c AS (SELECT author AS who FROM "${books}") SELECT upper(who), count(*) FROM c ` +
+        'GROUP BY who ORDER BY 1',
+    )
+    expect(cte.records).toEqual([
+      { upper: 'AUSTEN', count: 1 },
+      { upper: 'TOLSTOY', count: 2 },
+    ])
+  })
+
+  it('names VALUES columns column1, column2', async () => {
+    const r = await result("VALUES (1, 'a'), (2, 'b')")
+    expect([r.fields, r.records]).toEqual([
+      [
+        { id: 'column1', type: 'int8' },
+        { id: 'column2', type: 'text' },
+      ],
+      [
+        { column1: 1, column2: 'a' },
+        { column1: 2, column2: 'b' },
+      ],
+    ])
+  })
+})
+
 describe('datastore_search_sql: refusals and errors', () => {
   it('refuses several statements', async () => {
     const sql = `SELECT 1; SELECT * FROM "${books}"`

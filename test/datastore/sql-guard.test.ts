@@ -20,20 +20,22 @@ function refusal(sql: string): { kind: string; message: string } {
 
 describe('guardSql: wrapping', () => {
   it('wraps the statement with a LIMIT one above the row cap', () => {
-    expect(guardSql('SELECT 1', 32000).sql).toBe('SELECT * FROM (SELECT 1) AS t LIMIT 32001')
-    expect(guardSql('SELECT 1', 0).sql).toBe('SELECT * FROM (SELECT 1) AS t LIMIT 1')
+    expect(guardSql('SELECT 1 AS a', 32000).sql).toBe(
+      'SELECT * FROM (SELECT 1 AS a) AS t LIMIT 32001',
+    )
+    expect(guardSql('SELECT 1 AS a', 0).sql).toBe('SELECT * FROM (SELECT 1 AS a) AS t LIMIT 1')
   })
 
   it('strips one trailing semicolon and surrounding whitespace', () => {
-    expect(inner('  SELECT 1 ;  \n')).toBe('SELECT 1')
-    expect(inner('SELECT 1; -- done')).toBe('SELECT 1')
+    expect(inner('  SELECT 1 AS a ;  \n')).toBe('SELECT 1 AS a')
+    expect(inner('SELECT 1 AS a; -- done')).toBe('SELECT 1 AS a')
   })
 
   it('drops comments, so nothing after -- or inside /* */ reaches SQLite', () => {
-    expect(inner('SELECT a -- ; DROP TABLE x\nFROM t')).toBe('SELECT a  \nFROM t')
-    expect(inner('SELECT /* ; DELETE FROM t; */ a FROM t')).toBe('SELECT   a FROM t')
+    expect(inner('SELECT a -- ; DROP TABLE x\nFROM t')).toBe('SELECT a AS "a"  \nFROM t')
+    expect(inner('SELECT /* ; DELETE FROM t; */ a FROM t')).toBe('SELECT   a AS "a" FROM t')
     // PostgreSQL block comments nest
-    expect(inner('SELECT /* a /* b */ ; c */ 1')).toBe('SELECT   1')
+    expect(inner('SELECT /* a /* b */ ; c */ 1 AS a')).toBe('SELECT   1 AS a')
   })
 })
 
@@ -88,21 +90,40 @@ describe('guardSql: PostgreSQL spellings', () => {
   const rewritten: [string, string][] = [
     [
       'SELECT x::int, y::INT8, z::bigint FROM t',
-      'SELECT CAST(x AS INTEGER), CAST(y AS INTEGER), CAST(z AS INTEGER) FROM t',
+      'SELECT CAST(x AS INTEGER) AS "x", CAST(y AS INTEGER) AS "y", CAST(z AS INTEGER) AS "z" ' +
+        'FROM t',
     ],
     [
       'SELECT "n"::numeric, t.v :: float8, a::double precision',
-      'SELECT CAST("n" AS NUMERIC), CAST(t.v AS REAL), CAST(a AS REAL)',
+      'SELECT CAST("n" AS NUMERIC) AS "n", CAST(t.v AS REAL) AS "v", CAST(a AS REAL) AS "a"',
     ],
     [
-      "SELECT '2020-01-01'::date, x::timestamp, y::varchar(20), b::bool",
-      "SELECT CAST('2020-01-01' AS TEXT), CAST(x AS TEXT), CAST(y AS TEXT), CAST(b AS INTEGER)",
+      "SELECT '2020-01-01'::date AS d, x::timestamp AS x, y::varchar(20) AS y, b::bool AS b",
+      "SELECT CAST('2020-01-01' AS TEXT) AS d, CAST(x AS TEXT) AS x, CAST(y AS TEXT) AS y, " +
+        'CAST(b AS INTEGER) AS b',
     ],
     [
-      'SELECT (a + b)::text, upper(x)::text::int',
-      'SELECT CAST((a + b) AS TEXT), CAST(CAST(upper(x) AS TEXT) AS INTEGER)',
+      'SELECT (a + b)::text AS s, upper(x)::text::int AS u',
+      'SELECT CAST((a + b) AS TEXT) AS s, CAST(CAST(upper(x) AS TEXT) AS INTEGER) AS u',
     ],
-    ['SELECT -x::int, a + b::numeric(10,2)', 'SELECT -CAST(x AS INTEGER), a + CAST(b AS NUMERIC)'],
+    [
+      'SELECT 1 FROM t WHERE -x::int < a + b::numeric(10,2)',
+      'SELECT 1 AS "?column?" FROM t WHERE -CAST(x AS INTEGER) < a + CAST(b AS NUMERIC)',
+    ],
+    [
+      'SELECT 1 AS a WHERE CASE WHEN a THEN 1 END::text = CASE x WHEN 1 THEN 2 END :: int',
+      'SELECT 1 AS a WHERE CAST(CASE WHEN a THEN 1 END AS TEXT) = ' +
+        'CAST(CASE x WHEN 1 THEN 2 END AS INTEGER)',
+    ],
+    [
+      'SELECT CASE WHEN a THEN CASE WHEN b THEN 1 END::int ELSE 2 END::text AS c',
+      'SELECT CAST(CASE WHEN a THEN CAST(CASE WHEN b THEN 1 END AS INTEGER) ELSE 2 END AS TEXT) ' +
+        'AS c',
+    ],
+    [
+      'SELECT CAST(x AS character varying(9)) AS a, y::character varying(9) AS b',
+      'SELECT CAST(x AS character varying(9)) AS a, CAST(y AS TEXT) AS b',
+    ],
     [
       "SELECT * FROM t WHERE name ILIKE '%a%' AND b NOT ILIKE 'x'",
       "SELECT * FROM t WHERE name LIKE '%a%' AND b NOT LIKE 'x'",
@@ -117,32 +138,189 @@ describe('guardSql: PostgreSQL spellings', () => {
     ],
     [
       "SELECT string_agg(a, ', ' ORDER BY a) FROM t",
-      "SELECT group_concat(a, ', ' ORDER BY a) FROM t",
+      "SELECT group_concat(a, ', ' ORDER BY a) AS \"string_agg\" FROM t",
     ],
     [
       'SELECT array_agg(a), json_agg(b), char_length(c), btrim(d)',
-      'SELECT json_group_array(a), json_group_array(b), length(c), trim(d)',
-    ],
-    ['SELECT greatest(a, b, c), least(a, b), greatest(a)', 'SELECT max(a, b, c), min(a, b), (a)'],
-    [
-      "SELECT date_trunc('month', ts), date_trunc('DAY', ts)",
-      "SELECT strftime('%Y-%m-01T00:00:00', ts), strftime('%Y-%m-%dT00:00:00', ts)",
+      'SELECT json_group_array(a) AS "array_agg", json_group_array(b) AS "json_agg", ' +
+        'length(c) AS "char_length", trim(d) AS "btrim"',
     ],
     [
-      "SELECT date_part('year', ts), extract(dow FROM ts)",
-      "SELECT CAST(strftime('%Y', ts) AS INTEGER), CAST(strftime('%w', ts) AS INTEGER)",
+      'SELECT greatest(a, b, c) AS x, least(a, b) AS y, greatest(a) AS z',
+      'SELECT max(a, b, c) AS x, min(a, b) AS y, (a) AS z',
     ],
-    ['SELECT to_char(ts, \'YYYY-MM-DD"T"HH24:MI:SS\')', "SELECT strftime('%Y-%m-%dT%H:%M:%S', ts)"],
     [
-      "SELECT date_trunc('week', ts), to_char(ts, 'Month'), date_part('constructor', ts)",
-      "SELECT date_trunc('week', ts), to_char(ts, 'Month'), date_part('constructor', ts)",
+      "SELECT date_trunc('month', ts) AS a, date_trunc('DAY', ts) AS b",
+      "SELECT strftime('%Y-%m-01T00:00:00', ts) AS a, strftime('%Y-%m-%dT00:00:00', ts) AS b",
     ],
-    ["SELECT E'it\\'s\\n\\x41', $$a'b$$, $tag$ $$ ; $tag$", "SELECT 'it''s\nA', 'a''b', ' $$ ; '"],
-    ['SELECT [x], `y` FROM [t]', 'SELECT "x", "y" FROM "t"'],
-    ["SELECT TRUE, FALSE, x->>'a'", "SELECT TRUE, FALSE, x->>'a'"],
+    [
+      "SELECT date_part('year', ts) AS a, extract(dow FROM ts) AS b",
+      "SELECT CAST(strftime('%Y', ts) AS INTEGER) AS a, CAST(strftime('%w', ts) AS INTEGER) AS b",
+    ],
+    [
+      'SELECT to_char(ts, \'YYYY-MM-DD"T"HH24:MI:SS\') AS a',
+      "SELECT strftime('%Y-%m-%dT%H:%M:%S', ts) AS a",
+    ],
+    [
+      "SELECT date_trunc('week', ts), to_char(ts, 'Month') AS b, date_part('constructor', ts) AS c",
+      "SELECT date_trunc('week', ts) AS \"date_trunc\", to_char(ts, 'Month') AS b, " +
+        "date_part('constructor', ts) AS c",
+    ],
+    [
+      "SELECT E'it\\'s\\n\\x41' AS a, $$a'b$$ AS b, $tag$ $$ ; $tag$ AS c",
+      "SELECT 'it''s\nA' AS a, 'a''b' AS b, ' $$ ; ' AS c",
+    ],
+    ['SELECT [x] AS a, `y` AS b FROM [t]', 'SELECT "x" AS a, "y" AS b FROM "t"'],
+    ["SELECT 1 AS a WHERE TRUE OR x->>'a'", "SELECT 1 AS a WHERE TRUE OR x->>'a'"],
   ]
   it.each(rewritten)('rewrites %s', (sql, expected) => {
     expect(inner(sql)).toBe(expected)
+  })
+})
+
+describe('guardSql: result column names', () => {
+  // PostgreSQL's names (as PostgreSQL 15 gives them) become aliases: [statement, SQLite's input]
+  const named: [string, string][] = [
+    ['SELECT count(*) FROM t', 'SELECT count(*) AS "count" FROM t'],
+    [
+      'SELECT COUNT(*), "count"(*), Upper(x) FROM t',
+      'SELECT COUNT(*) AS "count", "count"(*) AS "count", Upper(x) AS "upper" FROM t',
+    ],
+    [
+      'SELECT a, T.Book, "Book", t."B""k", public.t.c FROM t',
+      'SELECT a AS "a", T.Book AS "book", "Book" AS "Book", t."B""k" AS "B""k", "t".c AS "c" ' +
+        'FROM t',
+    ],
+    [
+      "SELECT price::numeric, '1'::int, '1'::int::text, upper(x)::text, (a + b)::text, -x::int",
+      'SELECT CAST(price AS NUMERIC) AS "price", CAST(\'1\' AS INTEGER) AS "int4", ' +
+        'CAST(CAST(\'1\' AS INTEGER) AS TEXT) AS "text", CAST(upper(x) AS TEXT) AS "upper", ' +
+        'CAST((a + b) AS TEXT) AS "text", -CAST(x AS INTEGER) AS "?column?"',
+    ],
+    [
+      "SELECT 1::bigint, 1::smallint, 1::real, 1::float, 1::float(24), 1::float(25), 1::decimal",
+      'SELECT CAST(1 AS INTEGER) AS "int8", CAST(1 AS INTEGER) AS "int2", ' +
+        'CAST(1 AS REAL) AS "float4", CAST(1 AS REAL) AS "float8", CAST(1 AS REAL) AS "float4", ' +
+        'CAST(1 AS REAL) AS "float8", CAST(1 AS NUMERIC) AS "numeric"',
+    ],
+    [
+      "SELECT 'a'::char, 'a'::varchar(3), 'a'::character varying, 1::boolean, 1::double precision",
+      'SELECT CAST(\'a\' AS TEXT) AS "bpchar", CAST(\'a\' AS TEXT) AS "varchar", ' +
+        'CAST(\'a\' AS TEXT) AS "varchar", CAST(1 AS INTEGER) AS "bool", ' +
+        'CAST(1 AS REAL) AS "float8"',
+    ],
+    [
+      "SELECT 'x'::timestamp with time zone, 'x'::timestamp without time zone, 'x'::json",
+      'SELECT CAST(\'x\' AS TEXT) AS "timestamptz", CAST(\'x\' AS TEXT) AS "timestamp", ' +
+        'CAST(\'x\' AS TEXT) AS "json"',
+    ],
+    [
+      "SELECT CAST(x AS text), CAST('1' AS int), CAST(x + 1 AS bigint), CAST(x AS varchar(3))",
+      'SELECT CAST(x AS text) AS "x", CAST(\'1\' AS int) AS "int4", ' +
+        'CAST(x + 1 AS bigint) AS "int8", CAST(x AS varchar(3)) AS "x"',
+    ],
+    [
+      "SELECT string_agg(a, ','), greatest(a), extract(year FROM ts), trim(a), " +
+        "trim(LEADING 'x' FROM a)",
+      'SELECT group_concat(a, \',\') AS "string_agg", (a) AS "greatest", ' +
+        'CAST(strftime(\'%Y\', ts) AS INTEGER) AS "extract", trim(a) AS "btrim", ' +
+        'trim(LEADING \'x\' FROM a) AS "ltrim"',
+    ],
+    [
+      'SELECT CASE WHEN a THEN 1 END, CASE WHEN a THEN 1 ELSE b END, CASE WHEN a THEN b ELSE 1 END',
+      'SELECT CASE WHEN a THEN 1 END AS "case", CASE WHEN a THEN 1 ELSE b END AS "b", ' +
+        'CASE WHEN a THEN b ELSE 1 END AS "case"',
+    ],
+    [
+      "SELECT CASE a WHEN 1 THEN 2 ELSE '3'::int END, " +
+        'CASE WHEN a THEN 1 ELSE CASE WHEN b THEN 2 ELSE upper(c) END END',
+      "SELECT CASE a WHEN 1 THEN 2 ELSE CAST('3' AS INTEGER) END AS \"case\", " +
+        'CASE WHEN a THEN 1 ELSE CASE WHEN b THEN 2 ELSE upper(c) END END AS "upper"',
+    ],
+    [
+      'SELECT CASE WHEN a THEN 1 END::text, (CASE WHEN a THEN b ELSE c END)::int',
+      'SELECT CAST(CASE WHEN a THEN 1 END AS TEXT) AS "text", ' +
+        'CAST((CASE WHEN a THEN b ELSE c END) AS INTEGER) AS "c"',
+    ],
+    [
+      'SELECT rank() OVER (ORDER BY a), count(*) FILTER (WHERE a > 1), row_number() OVER w ' +
+        'FROM t WINDOW w AS (ORDER BY a)',
+      'SELECT rank() OVER (ORDER BY a) AS "rank", count(*) FILTER (WHERE a > 1) AS "count", ' +
+        'row_number() OVER w AS "row_number" FROM t WINDOW w AS (ORDER BY a)',
+    ],
+    [
+      "SELECT 1, 'a', NULL, TRUE, -1, a + 1, a IS NULL, NOT a",
+      'SELECT 1 AS "?column?", \'a\' AS "?column?", NULL AS "?column?", TRUE AS "?column?", ' +
+        '-1 AS "?column?", a + 1 AS "?column?", a IS NULL AS "?column?", NOT a AS "?column?"',
+    ],
+    [
+      'SELECT (SELECT count(*) FROM t), (SELECT max(a) m FROM t), (SELECT 1), (VALUES (1)), ' +
+        'EXISTS (SELECT 1), ((a)), (SELECT 1)::text',
+      'SELECT (SELECT count(*) FROM t) AS "count", (SELECT max(a) m FROM t) AS "m", ' +
+        '(SELECT 1) AS "?column?", (VALUES (1)) AS "column1", EXISTS (SELECT 1) AS "exists", ' +
+        '((a)) AS "a", CAST((SELECT 1) AS TEXT) AS "?column?"',
+    ],
+    [
+      'SELECT a COLLATE nocase, a IS DISTINCT FROM b, c FROM t',
+      'SELECT a COLLATE nocase AS "a", a IS DISTINCT FROM b AS "?column?", c AS "c" FROM t',
+    ],
+    ['SELECT "a""b" FROM t', 'SELECT "a""b" AS "a""b" FROM t'],
+    // aliases are kept; an unquoted one is folded to lower case, as PostgreSQL does
+    [
+      'SELECT a AS x, b y, c "Z", count(*) n, d::int e, f::double precision FROM t',
+      'SELECT a AS x, b y, c "Z", count(*) n, CAST(d AS INTEGER) e, CAST(f AS REAL) AS "f" FROM t',
+    ],
+    [
+      'SELECT count(*) AS Total, a Small FROM t ORDER BY Total',
+      'SELECT count(*) AS "total", a "small" FROM t ORDER BY Total',
+    ],
+    // `*` is never aliased
+    ['SELECT *, t.*, count(*) OVER () FROM t', 'SELECT *, t.*, count(*) OVER () AS "count" FROM t'],
+    [
+      'SELECT DISTINCT a, upper(b) FROM t',
+      'SELECT DISTINCT a AS "a", upper(b) AS "upper" FROM t',
+    ],
+    ['SELECT ALL upper(b) FROM t', 'SELECT ALL upper(b) AS "upper" FROM t'],
+    // only the final SELECT of a CTE, the first arm of a compound; subqueries in FROM untouched
+    [
+      'WITH r AS (SELECT count(*) FROM t) SELECT max(n) FROM r',
+      'WITH r AS (SELECT count(*) FROM t) SELECT max(n) AS "max" FROM r',
+    ],
+    [
+      'SELECT count(*) FROM t UNION ALL SELECT sum(n) FROM u ORDER BY 1',
+      'SELECT count(*) AS "count" FROM t UNION ALL SELECT sum(n) FROM u ORDER BY 1',
+    ],
+    ['(SELECT upper(a) FROM t)', '(SELECT upper(a) AS "upper" FROM t)'],
+    [
+      'SELECT n FROM (SELECT count(*) FROM t) s',
+      'SELECT n AS "n" FROM (SELECT count(*) FROM t) s',
+    ],
+    ['SELECT * FROM (SELECT count(*) FROM t) s', 'SELECT * FROM (SELECT count(*) FROM t) s'],
+    // SQLite names VALUES columns column1, column2 … as PostgreSQL does
+    ['VALUES (1, 2), (3, 4)', 'VALUES (1, 2), (3, 4)'],
+    ['WITH r AS (SELECT 1) VALUES (upper(a))', 'WITH r AS (SELECT 1) VALUES (upper(a))'],
+    // an incomplete item is left alone, so its syntax error is reported where it was
+    ['SELECT a + FROM t', 'SELECT a + FROM t'],
+    ['SELECT a, NOT FROM t', 'SELECT a AS "a", NOT FROM t'],
+    ['SELECT CASE WHEN a THEN b FROM t', 'SELECT CASE WHEN a THEN b FROM t'],
+  ]
+  it.each(named)('names the columns of %s', (sql, expected) => {
+    expect(inner(sql)).toBe(expected)
+  })
+
+  it('stays linear on nested CASE and subqueries', () => {
+    // a quadratic walk would take seconds here
+    const n = 5000
+    const cases = `SELECT ${'CASE WHEN a THEN 1 ELSE '.repeat(n)}b${' END'.repeat(n)} FROM t`
+    const casts = `SELECT ${'CASE WHEN a THEN '.repeat(n)}1${' END::int'.repeat(n)} FROM t`
+    const subqueries = `SELECT ${'(SELECT '.repeat(900)}a${')'.repeat(900)} FROM t`
+    const started = Date.now()
+    // deeper than 100 levels PostgreSQL's name is not looked for
+    expect(inner(cases).endsWith(' END AS "case" FROM t')).toBe(true)
+    expect(inner(casts).endsWith(' END AS INTEGER) AS "int4" FROM t')).toBe(true)
+    expect(inner(casts).split('CAST(').length).toBe(n + 1)
+    expect(inner(subqueries).endsWith(') AS "?column?" FROM t')).toBe(true)
+    expect(Date.now() - started).toBeLessThan(2000)
   })
 })
 
@@ -190,6 +368,8 @@ describe('guardSql: refusals', () => {
     ["SELECT E'\\UFFFFFFFF'", query('invalid Unicode escape value')],
     ['SELECT x::text[] FROM t', query('type "text[]" does not exist')],
     ['SELECT x::regclass', query('type "regclass" does not exist')],
+    ['SELECT a FROM t WHERE end::int', query('syntax error at or near "::"')],
+    ['SELECT a FROM t WHERE end END::int', query('syntax error at or near "::"')],
     ['SELECT x::constructor', query('type "constructor" does not exist')],
     ['SELECT ::int', query('syntax error at or near "::"')],
     [`SELECT ${'('.repeat(1200)}1${')'.repeat(1200)}`, query('stack depth limit exceeded')],
