@@ -7,6 +7,7 @@ import { loadPackage } from '../model/package'
 import type { ResourceRow } from '../model/resource'
 import { loadResource, saveResource, shownResource } from '../model/resource-write'
 import type { DatastoreDb } from './store'
+import { resourceIdOf } from './params'
 
 /** The DataStore database, or a clear error where none is configured (Workers without DATASTORE_URL). */
 export function datastoreOf(ctx: ActionContext): DatastoreDb {
@@ -39,9 +40,24 @@ export async function canReadResource(ctx: ActionContext, res: ResourceRow): Pro
   return canReadPackage(ctx, await loadPackage(ctx, res.package_id))
 }
 
-export async function requireCanReadResource(ctx: ActionContext, res: ResourceRow) {
-  if (!(await canReadResource(ctx, res)))
-    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to read resource ${res.id}`)
+/**
+ * The auth rule of table writes (datastore_upsert, datastore_delete): the resource exists (else a
+ * bare 404, as CKAN) and the caller may edit it. A missing id is left to the params check.
+ */
+export async function authorizeTableWrite(ctx: ActionContext, input: Record<string, unknown>) {
+  const id = resourceIdOf(input)
+  if (!id) return
+  const res = await findResource(ctx, id)
+  if (!res) throw new NotFound()
+  await requireCanEditResource(ctx, res)
+}
+
+/** ckan: without force the read-only check looks the resource up; with force only the table must exist. */
+export async function requireWritableUnlessForced(ctx: ActionContext, id: string, force: boolean) {
+  if (force) return
+  const res = await findResource(ctx, id)
+  if (!res) throw new NotFound()
+  requireWritable(res, false)
 }
 
 /** Only tables of resources with url_type "datastore" are writable without `force` (sic spacing). */

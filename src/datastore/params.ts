@@ -1,5 +1,6 @@
 // Parameter pieces shared by the DataStore actions (CKAN's datastore schema helpers).
-import { field, isMissing, toBool } from '../validation/fields'
+import type { z } from 'zod'
+import { field, isMissing } from '../validation/fields'
 
 /** A list given as a list, a comma-separated string (items trimmed, one level of "quotes" removed) or one item. */
 export function toList(v: unknown): string[] | undefined {
@@ -21,4 +22,7 @@ export function resourceIdOf(input: Record<string, unknown>): string | undefined
   return isMissing(v) || typeof v === 'object' ? undefined : String(v)
 }
 
-export const dsBool = (def: boolean) => field((v) => (v === undefined || v === null ? def : toBool(v)))
+/** A zod refinement: `resource_id` (or `id`) must be there, CKAN's message under resource_id. */
+export function resourceIdRequired(p: Record<string, unknown>, c: z.RefinementCtx) {
+  if (!resourceIdOf(p)) c.addIssue({ code: 'custom', path: ['resource_id'], message: 'Missing value' })
+}

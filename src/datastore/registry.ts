@@ -13,6 +13,10 @@ export interface DsColumn {
   info?: Record<string, unknown>
 }
 
+/** A column as field lists show it: `info` only when the column has one. */
+export const fieldDict = (c: DsColumn): DsColumn =>
+  c.info ? { id: c.id, type: c.type, info: c.info } : { id: c.id, type: c.type }
+
 export interface TriggerRef {
   function: string
 }
@@ -111,7 +115,7 @@ export async function aliasesOf(db: DatastoreDb, id: string): Promise<string[]> 
 /** The statement that records a table's catalogue entry (insert or replace), bumping its version. */
 export function saveTableStmt(id: string, meta: TableMeta, now: string, previous?: DsTable): RawStatement {
   const clean: TableMeta = {
-    columns: meta.columns.map((c) => (c.info ? { id: c.id, type: c.type, info: c.info } : { id: c.id, type: c.type })),
+    columns: meta.columns.map(fieldDict),
     primary_key: meta.primary_key,
     indexes: meta.indexes,
     triggers: meta.triggers,

@@ -1,10 +1,11 @@
 // datastore_search output: field descriptions, the four record formats and the paging links.
 import { makeCopyLine, type OutField } from './formats'
 import type { OutColumn } from './query'
+import { fieldDict } from './registry'
 import type { RecordsFormat } from './search-params'
 
 export function outFields(columns: OutColumn[]): OutField[] {
-  return columns.map((c) => (c.info ? { id: c.id, type: c.type, info: c.info } : { id: c.id, type: c.type }))
+  return columns.map(fieldDict)
 }
 
 export function formatRecords(format: RecordsFormat, fields: OutField[], rows: unknown[][]): unknown {

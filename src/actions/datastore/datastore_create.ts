@@ -15,10 +15,10 @@ import {
   requireWritable,
   setDatastoreActive,
 } from '../../datastore/access'
-import { dsBool, dsList, resourceIdOf, toList } from '../../datastore/params'
+import { dsList, resourceIdOf, toList } from '../../datastore/params'
 import { checkRecordList } from '../../datastore/records'
 import { isValidTableName } from '../../datastore/ident'
-import { field, fail, MISSING } from '../../validation/fields'
+import { ckanBool, field, fail, MISSING } from '../../validation/fields'
 
 const fieldItem = z.looseObject({
   id: field((v) => (typeof v === 'string' && v !== '' ? v : fail(MISSING))),
@@ -45,14 +45,14 @@ const indexList = field((v) => {
 
 const params = z.looseObject({
   resource: z.record(z.string(), z.unknown()).optional(),
-  force: dsBool(false),
+  force: ckanBool(false),
   fields: z.array(fieldItem).optional(),
   records: field((v) => v),
   primary_key: dsList,
   indexes: indexList,
   aliases: dsList,
   triggers: z.array(trigger).optional(),
-  calculate_record_count: dsBool(false),
+  calculate_record_count: ckanBool(false),
 })
 
 export const datastoreCreate = defineAction({

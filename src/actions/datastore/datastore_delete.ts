@@ -1,18 +1,16 @@
 // datastore_delete: deletes matching rows, or the whole table with its aliases.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { NotFound } from '../../errors'
 import {
+  authorizeTableWrite,
   datastoreOf,
-  findResource,
-  requireCanEditResource,
-  requireWritable,
+  requireWritableUnlessForced,
   setDatastoreActive,
 } from '../../datastore/access'
-import { dsBool, resourceIdOf } from '../../datastore/params'
+import { resourceIdOf, resourceIdRequired } from '../../datastore/params'
 import { requireTable } from '../../datastore/registry'
 import { deleteRows, dropTable } from '../../datastore/writes'
-import { field, fail } from '../../validation/fields'
+import { ckanBool, field, fail } from '../../validation/fields'
 
 export const datastoreDelete = defineAction({
   name: 'datastore_delete',
@@ -32,13 +30,7 @@ datastore_active flag is cleared.
 :type force: bool
 :returns: resource_id and the filters as sent
 :rtype: dictionary`,
-  async auth(ctx, input) {
-    const id = resourceIdOf(input)
-    if (!id) return
-    const res = await findResource(ctx, id)
-    if (!res) throw new NotFound()
-    await requireCanEditResource(ctx, res)
-  },
+  auth: authorizeTableWrite,
   params: z
     .looseObject({
       filters: field((v) =>
@@ -46,21 +38,14 @@ datastore_active flag is cleared.
           ? (v as Record<string, unknown> | null | undefined)
           : fail('filters must be either a dict or null.'),
       ),
-      force: dsBool(false),
-      calculate_record_count: dsBool(false),
+      force: ckanBool(false),
+      calculate_record_count: ckanBool(false),
     })
-    .superRefine((p, c) => {
-      if (!resourceIdOf(p)) c.addIssue({ code: 'custom', path: ['resource_id'], message: 'Missing value' })
-    }),
+    .superRefine(resourceIdRequired),
   async run(ctx, p, input) {
     const db = datastoreOf(ctx)
     const id = resourceIdOf(input)!
-    // ckan: the read-only check looks the resource up; with force only the table has to exist
-    if (!p.force) {
-      const res = await findResource(ctx, id)
-      if (!res) throw new NotFound()
-      requireWritable(res, false)
-    }
+    await requireWritableUnlessForced(ctx, id, p.force)
     await requireTable(db, id)
     if (p.filters) await deleteRows(db, id, p.filters)
     else {

@@ -5,9 +5,8 @@ import { ValidationError } from '../../errors'
 import { datastoreOf } from '../../datastore/access'
 import { findFunction, saveFunctionStmt } from '../../datastore/functions'
 import { compileFunction, PlpgsqlSyntaxError } from '../../datastore/plpgsql'
-import { dsBool } from '../../datastore/params'
 import { isValidFieldName } from '../../datastore/ident'
-import { field, fail, MISSING, reqString } from '../../validation/fields'
+import { ckanBool, field, fail, MISSING, reqString } from '../../validation/fields'
 
 export const datastoreFunctionCreate = defineAction({
   name: 'datastore_function_create',
@@ -44,7 +43,7 @@ Tables run it on every inserted or updated row once datastore_create lists it in
         ? 'trigger'
         : fail("Value must be one of ['trigger']"),
     ),
-    or_replace: dsBool(false),
+    or_replace: ckanBool(false),
     arguments: z.array(z.unknown()).optional(),
   }),
   async run(ctx, p) {

@@ -4,8 +4,7 @@ import { defineAction } from '../action'
 import { ValidationError } from '../../errors'
 import { datastoreOf } from '../../datastore/access'
 import { deleteFunctionStmt, findFunction, noSuchFunction } from '../../datastore/functions'
-import { dsBool } from '../../datastore/params'
-import { reqString } from '../../validation/fields'
+import { ckanBool, reqString } from '../../validation/fields'
 
 export const datastoreFunctionDelete = defineAction({
   name: 'datastore_function_delete',
@@ -21,7 +20,7 @@ A function that a table still lists in its triggers cannot be deleted.
 :type name: string
 :param if_exists: do nothing when there is no such function (optional, default: False)
 :type if_exists: bool`,
-  params: z.object({ name: reqString, if_exists: dsBool(false) }),
+  params: z.object({ name: reqString, if_exists: ckanBool(false) }),
   async run(ctx, p) {
     const db = datastoreOf(ctx)
     await db.exclusive(async () => {

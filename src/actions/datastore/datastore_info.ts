@@ -3,8 +3,9 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { NotFound } from '../../errors'
 import { infoKind } from '../../datastore/column-types'
-import { datastoreOf, findResource, requireCanReadResource } from '../../datastore/access'
-import { requireTable } from '../../datastore/registry'
+import { datastoreOf, findResource } from '../../datastore/access'
+import { requireCanReadResource } from '../../model/resource-write'
+import { fieldDict, requireTable } from '../../datastore/registry'
 import { quoteIdent } from '../../datastore/ident'
 import { reqString } from '../../validation/fields'
 
@@ -38,7 +39,7 @@ export const datastoreInfo = defineAction({
       meta: { count: Number(rows[0]?.[0] ?? 0) },
       fields: [
         { id: '_id', type: 'int' },
-        ...t.columns.map((c) => (c.info ? { id: c.id, type: c.type, info: c.info } : { id: c.id, type: c.type })),
+        ...t.columns.map(fieldDict),
       ],
     }
   },

@@ -2,7 +2,8 @@
 // sort and paging.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { datastoreOf, findResource, requireCanReadResource } from '../../datastore/access'
+import { datastoreOf, findResource } from '../../datastore/access'
+import { requireCanReadResource } from '../../model/resource-write'
 import { searchParams } from '../../datastore/search-params'
 import { requireTable, resolveName, tableNotFound } from '../../datastore/registry'
 import { invalidQuery } from '../../datastore/query'

@@ -1,17 +1,15 @@
 // datastore_upsert: inserts, updates or upserts records of an existing DataStore table.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { NotFound } from '../../errors'
 import {
+  authorizeTableWrite,
   datastoreOf,
-  findResource,
-  requireCanEditResource,
-  requireWritable,
+  requireWritableUnlessForced,
 } from '../../datastore/access'
-import { dsBool, resourceIdOf } from '../../datastore/params'
+import { resourceIdOf, resourceIdRequired } from '../../datastore/params'
 import { checkRecordList } from '../../datastore/records'
 import { upsertRecords } from '../../datastore/writes'
-import { field, fail } from '../../validation/fields'
+import { ckanBool, field, fail } from '../../validation/fields'
 
 const METHODS = ['upsert', 'insert', 'update'] as const
 
@@ -37,13 +35,7 @@ table's primary_key (set with datastore_create) in every record. All records are
 :type dry_run: bool
 :returns: the request as sent
 :rtype: dictionary`,
-  async auth(ctx, input) {
-    const id = resourceIdOf(input)
-    if (!id) return
-    const res = await findResource(ctx, id)
-    if (!res) throw new NotFound()
-    await requireCanEditResource(ctx, res)
-  },
+  auth: authorizeTableWrite,
   params: z.looseObject({
     resource_id: field((v) => v),
     id: field((v) => v),
@@ -53,21 +45,14 @@ table's primary_key (set with datastore_create) in every record. All records are
         ? ((v ?? 'upsert') as (typeof METHODS)[number])
         : fail("Value must be one of ['upsert', 'insert', 'update']"),
     ),
-    force: dsBool(false),
-    dry_run: dsBool(false),
-    calculate_record_count: dsBool(false),
-  }).superRefine((p, c) => {
-    if (!resourceIdOf(p)) c.addIssue({ code: 'custom', path: ['resource_id'], message: 'Missing value' })
-  }),
+    force: ckanBool(false),
+    dry_run: ckanBool(false),
+    calculate_record_count: ckanBool(false),
+  }).superRefine(resourceIdRequired),
   async run(ctx, p, input) {
     const db = datastoreOf(ctx)
     const id = resourceIdOf(input)!
-    // ckan: the read-only check looks the resource up; with force only the table has to exist
-    if (!p.force) {
-      const res = await findResource(ctx, id)
-      if (!res) throw new NotFound()
-      requireWritable(res, false)
-    }
+    await requireWritableUnlessForced(ctx, id, p.force)
     const records = p.records === undefined || p.records === null ? [] : checkRecordList(p.records)
     await upsertRecords(db, id, records, p.method, { now: ctx.now, dryRun: p.dry_run })
     const out: Record<string, unknown> = { ...input, resource_id: id }
