@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { startCommand } from '../../scripts/start-command'
 
 export interface RunningServer {
   url: string
@@ -28,8 +29,9 @@ export async function startServer(env: Record<string, string> = {}, port = 5600 
   )
   await builtOnce
   // what `npm start` runs: the compiled entry (the tsx loader would add ~65 MB to every figure)
-  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/runtime/node.mjs'], {
-    env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), HOST: '127.0.0.1', ...env },
+  const start = startCommand()
+  const child = spawn(process.execPath, start.args, {
+    env: { ...process.env, ...start.env, DATABASE_URL: dbUrl, PORT: String(port), HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let log = ''

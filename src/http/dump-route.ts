@@ -18,7 +18,36 @@ import { pgMessage } from '../datastore/sql-guard'
 import { executionContextOf, requestContext } from './action-route'
 
 const FORMATS = ['csv', 'tsv', 'json', 'xml'] as const
-const CHUNK_ROWS = 2000
+// Small chunks, each line encoded as soon as it is made: a chunk's rows and text die young instead
+// of being promoted to V8's old space, which is what held the server's memory up during big dumps.
+const CHUNK_ROWS = 500
+const OUT_BYTES = 64 * 1024
+
+/** Text encoded straight into byte blocks of about OUT_BYTES, each handed to `emit` when full. */
+export function byteSink(emit: (chunk: Uint8Array) => void) {
+  const enc = new TextEncoder()
+  let buf = new Uint8Array(OUT_BYTES)
+  let pos = 0
+  const flush = () => {
+    if (!pos) return
+    emit(buf.subarray(0, pos))
+    buf = new Uint8Array(OUT_BYTES)
+    pos = 0
+  }
+  return {
+    put(s: string) {
+      // UTF-8 needs at most 3 bytes per UTF-16 unit
+      const need = s.length * 3
+      if (pos + need > buf.length) {
+        flush()
+        if (need > buf.length) buf = new Uint8Array(need)
+      }
+      pos += enc.encodeInto(s, buf.subarray(pos)).written
+      if (pos > OUT_BYTES - 1024) flush()
+    },
+    flush,
+  }
+}
 
 const int = (name: string) =>
   z
@@ -152,30 +181,33 @@ export function mountDumpRoute(app: Hono, deps: Deps) {
       } catch (e) {
         return text(`query: ${pgMessage(sqliteMessage(e))}`, 400)
       }
-      const enc = new TextEncoder()
+      let out: ReturnType<typeof byteSink>
       let started = false
       let done = false
       const body = new ReadableStream<Uint8Array>({
+        start(ctrl) {
+          out = byteSink((chunk) => ctrl.enqueue(chunk))
+        },
         async pull(ctrl) {
           if (done) return
-          let out = ''
           if (!started) {
             started = true
-            out = (p.bom ? BOM : '') + writer.header()
+            out.put((p.bom ? BOM : '') + writer.header())
           }
           const next = pending ?? (await rows.next())
           pending = undefined
           if (next.done) {
             done = true
-            ctrl.enqueue(enc.encode(out + writer.footer()))
+            out.put(writer.footer())
+            out.flush()
             ctrl.close()
             return
           }
           for (const r of next.value.rows) {
             for (let i = 0; i < r.length; i++) r[i] = decode[i]!(r[i])
-            out += writer.row(r)
+            out.put(writer.row(r))
           }
-          ctrl.enqueue(enc.encode(out))
+          out.flush()
         },
         async cancel() {
           done = true

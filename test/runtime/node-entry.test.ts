@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startCommand } from '../../scripts/start-command'
 
 const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-entry-'))
 const dbFile = join(dir, 'catalogue.db')
@@ -18,8 +19,9 @@ beforeAll(async () => {
   const out = join(process.cwd(), 'dist', `entry-test-${process.pid}`, 'node.mjs')
   const built = spawnSync(process.execPath, ['scripts/build.mjs', out], { encoding: 'utf8' })
   if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`)
-  child = spawn(process.execPath, ['--enable-source-maps', out], {
-    env: { ...env, MIGRATIONS_DIR: join(process.cwd(), 'drizzle') },
+  const start = startCommand(out)
+  child = spawn(process.execPath, start.args, {
+    env: { ...env, ...start.env, MIGRATIONS_DIR: join(process.cwd(), 'drizzle') },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   await new Promise<void>((resolve, reject) => {
