@@ -30,11 +30,11 @@ export async function openDatastore(url: string, authToken?: string): Promise<Da
   const path = resolve(url.slice(5).split('?')[0]!)
   mkdirSync(dirname(path), { recursive: true })
   const conn = new Database(path)
-  // a 4 MiB page cache: bulk loads run as fast as with 16 MiB (the OS caches the file), and a
-  // larger one stays resident in the server once a big load has filled it
+  // a 16 MiB page cache holds the count index of a ~1M-row table (an unfiltered page with
+  // include_total takes 3 ms instead of 6 ms with 4 MiB); it costs as much resident memory once full
   conn.exec(
     'PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; ' +
-      'PRAGMA cache_size=-4096; PRAGMA wal_autocheckpoint=8000',
+      'PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=8000',
   )
   const prepare = statementCache(conn)
   const store: DatastoreDb = {
