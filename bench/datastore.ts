@@ -135,7 +135,7 @@ type RawDump = ReturnType<typeof rawDump>
 
 /**
  * Dumps the table once from the server that did the load (as it is, garbage and caches included),
- * then twice from a restarted one, with the raw loop after each; the server's RSS is watched
+ * then four times from a restarted one, with the raw loop after each; the server's RSS is watched
  * during the first two.
  */
 async function dumpPhase(live: Live, id: string, n: number, conn: Database.Database, t: DsTable, log: Log) {
@@ -161,7 +161,8 @@ async function dumpPhase(live: Live, id: string, n: number, conn: Database.Datab
   await live.server!.stop()
   live.server = await startAnswering(live.server!.dbUrl)
   const restarted = await watched()
-  await once()
+  // more unwatched rounds: the median of five is steadier against load from other processes
+  for (let i = 0; i < 3; i++) await once()
   const rate = median(dumps.ours.map((d) => d.rate))
   const rawRate = median(dumps.raw.map((d) => d.rate))
   log(
