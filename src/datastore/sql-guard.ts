@@ -2,7 +2,6 @@
 // The output is rebuilt from our own tokens (comments dropped, PG-only literals re-spelt), so what SQLite
 // parses is exactly what was checked. The run-time EXPLAIN table check remains the authority on tables.
 import {
-  columnNames,
   emit,
   group,
   isCallName,
@@ -24,6 +23,7 @@ import {
   type Node,
   type Tok,
 } from './sql-lex'
+import { columnNames } from './sql-names'
 
 export { SqlRefused }
 
