@@ -1,7 +1,7 @@
 // datastore_search_sql: reads a statement as PostgreSQL would (tokens, a tree of parenthesised
-// groups, type names) and writes it back; sql-names.ts names the result columns from that tree. Checks and rewrites
-// (sql-guard.ts) look only at neighbours on one level of that tree, so any input costs linear
-// time (this runs on the event loop, for anonymous callers too).
+// groups, type names) and writes it back; sql-names.ts names the result columns from that tree.
+// Checks and rewrites (sql-guard.ts) look only at neighbours on one level of that tree, so any
+// input costs linear time (this runs on the event loop, for anonymous callers too).
 
 /** A refused statement: kind 'query' → 409 {"query": [message]}, kind 'auth' → 403 with the message. */
 export class SqlRefused extends Error {
