@@ -6,6 +6,9 @@ import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config/load'
 import { buildDeps, warmUp } from '../../src/runtime/deps'
 import { openCatalogDb } from '../../src/runtime/node-db'
+import { createClient } from '@libsql/client'
+import { clientDatastore } from '../../src/datastore/client-store'
+import { ensureRegistry } from '../../src/datastore/registry'
 import { datastoreUrl, openDatastore } from '../../src/runtime/node-datastore'
 import { makers } from './make'
 
@@ -35,11 +38,26 @@ export interface CallResult {
   body: any
 }
 
-export async function setup(overrides: Record<string, string> = {}) {
+/** A DataStore through the portable adapter (what Workers use), on a file instead of a server. */
+async function portableDatastore(url: string) {
+  const store = clientDatastore(createClient({ url }))
+  await ensureRegistry(store)
+  return store
+}
+
+/**
+ * `portableDatastore`: the DataStore through the portable `@libsql/client` adapter (Workers' code
+ * path: batches, LIMIT/OFFSET streams, EXPLAIN table checks) instead of Node's synchronous one.
+ */
+export async function setup(
+  overrides: Record<string, string> = {},
+  opts: { portableDatastore?: boolean } = {},
+) {
   const file = tempDbFile()
   const { db, client, headProbe, writeExecutor, readExecutor } = await openCatalogDb(`file:${file}`)
   const config = loadConfig({ ...TEST_PROFILE, ...overrides })
-  const datastore = await openDatastore(datastoreUrl(undefined, `file:${file}`))
+  const dsUrl = datastoreUrl(undefined, `file:${file}`)
+  const datastore = opts.portableDatastore ? await portableDatastore(dsUrl) : await openDatastore(dsUrl)
   const deps = buildDeps(config, db, { headProbe, writeExecutor, readExecutor, datastore })
   await warmUp(deps)
   const app = createApp(deps)
