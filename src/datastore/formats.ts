@@ -30,8 +30,6 @@ export interface DumpWriter {
   header(): string
   /** One record in `fields` order. Stateful for json (the first record has no comma). */
   row(values: unknown[]): string
-  /** Several records at once, same output as calling row() for each. */
-  rows(batch: unknown[][]): string
   footer(): string
 }
 
@@ -282,12 +280,6 @@ export function makeCopyLine(
 
 // ---- dumps ----------------------------------------------------------------------------------
 
-const joinRows = (row: (v: unknown[]) => string) => (batch: unknown[][]) => {
-  let out = ''
-  for (const r of batch) out += row(r)
-  return out
-}
-
 function textDump(fields: OutField[], delimiter: ',' | '\t'): DumpWriter {
   const d = delimiter.charCodeAt(0)
   const header =
@@ -299,7 +291,6 @@ function textDump(fields: OutField[], delimiter: ',' | '\t'): DumpWriter {
     extension: delimiter === ',' ? 'csv' : 'tsv',
     header: () => header,
     row,
-    rows: joinRows(row),
     footer: () => '',
   }
 }
@@ -337,7 +328,6 @@ function jsonDump(fields: OutField[]): DumpWriter {
     header: () =>
       escapeLineSeparators(`{\n  "fields": ${toJson(fields, DUMP_JSON)},\n  "records": [`),
     row,
-    rows: joinRows(row),
     footer: () => '\n]}\n',
   }
 }
@@ -409,7 +399,6 @@ function xmlDump(fields: OutField[]): DumpWriter {
     extension: 'xml',
     header: () => '<data xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n',
     row,
-    rows: joinRows(row),
     footer: () => '</data>\n',
   }
 }

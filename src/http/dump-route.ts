@@ -182,18 +182,14 @@ export function mountDumpRoute(app: Hono, deps: Deps) {
         return text(`query: ${pgMessage(sqliteMessage(e))}`, 400)
       }
       let out: ReturnType<typeof byteSink>
-      let started = false
       let done = false
       const body = new ReadableStream<Uint8Array>({
         start(ctrl) {
           out = byteSink((chunk) => ctrl.enqueue(chunk))
+          out.put((p.bom ? BOM : '') + writer.header())
         },
         async pull(ctrl) {
           if (done) return
-          if (!started) {
-            started = true
-            out.put((p.bom ? BOM : '') + writer.header())
-          }
           const next = pending ?? (await rows.next())
           pending = undefined
           if (next.done) {

@@ -20,13 +20,16 @@ export function datastoreUrl(explicit: string | undefined, catalogueUrl: string)
   throw new Error('Set DATASTORE_URL (or service.datastore.write_url) for a remote catalogue database')
 }
 
+/** The DataStore through the portable @libsql/client adapter (Workers' code path), prepared. */
+export async function openClientDatastore(url: string, authToken?: string): Promise<DatastoreDb> {
+  const store = clientDatastore(createClient({ url, authToken }))
+  await ensureRegistry(store)
+  return store
+}
+
 /** Opens (and prepares) the DataStore database. Embedded files get the synchronous fast paths. */
 export async function openDatastore(url: string, authToken?: string): Promise<DatastoreDb> {
-  if (!url.startsWith('file:')) {
-    const store = clientDatastore(createClient({ url, authToken }))
-    await ensureRegistry(store)
-    return store
-  }
+  if (!url.startsWith('file:')) return openClientDatastore(url, authToken)
   const path = resolve(url.slice(5).split('?')[0]!)
   mkdirSync(dirname(path), { recursive: true })
   const conn = new Database(path)

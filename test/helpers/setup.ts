@@ -6,10 +6,7 @@ import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config/load'
 import { buildDeps, warmUp } from '../../src/runtime/deps'
 import { openCatalogDb } from '../../src/runtime/node-db'
-import { createClient } from '@libsql/client'
-import { clientDatastore } from '../../src/datastore/client-store'
-import { ensureRegistry } from '../../src/datastore/registry'
-import { datastoreUrl, openDatastore } from '../../src/runtime/node-datastore'
+import { datastoreUrl, openClientDatastore, openDatastore } from '../../src/runtime/node-datastore'
 import { makers } from './make'
 
 /** CKAN's test-ini profile: what CKAN's own API tests run with. */
@@ -38,13 +35,6 @@ export interface CallResult {
   body: any
 }
 
-/** A DataStore through the portable adapter (what Workers use), on a file instead of a server. */
-async function portableDatastore(url: string) {
-  const store = clientDatastore(createClient({ url }))
-  await ensureRegistry(store)
-  return store
-}
-
 /**
  * `portableDatastore`: the DataStore through the portable `@libsql/client` adapter (Workers' code
  * path: batches, LIMIT/OFFSET streams, EXPLAIN table checks) instead of Node's synchronous one.
@@ -57,7 +47,7 @@ export async function setup(
   const { db, client, headProbe, writeExecutor, readExecutor } = await openCatalogDb(`file:${file}`)
   const config = loadConfig({ ...TEST_PROFILE, ...overrides })
   const dsUrl = datastoreUrl(undefined, `file:${file}`)
-  const datastore = opts.portableDatastore ? await portableDatastore(dsUrl) : await openDatastore(dsUrl)
+  const datastore = opts.portableDatastore ? await openClientDatastore(dsUrl) : await openDatastore(dsUrl)
   const deps = buildDeps(config, db, { headProbe, writeExecutor, readExecutor, datastore })
   await warmUp(deps)
   const app = createApp(deps)
