@@ -1,5 +1,5 @@
 // Organization/group capacities → permissions, with admin roles cascading down the hierarchy.
-import { and, eq } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import { groups, members } from '../db/schema'
 import type { ActionContext } from '../context'
 
@@ -89,4 +89,15 @@ export async function groupsWithPermission(ctx: ActionContext, perm: Permission)
   if (!ctx.user) return []
   const caps = await userCapacities(ctx, ctx.user.id)
   return [...caps.entries()].filter(([, c]) => roleHas(c, perm)).map(([g]) => g)
+}
+
+/** Organizations (not groups) where the caller holds `perm`. */
+export async function orgsWithPermission(ctx: ActionContext, perm: Permission): Promise<string[]> {
+  const ids = await groupsWithPermission(ctx, perm)
+  if (!ids.length) return []
+  const rows = await ctx.db
+    .select({ id: groups.id })
+    .from(groups)
+    .where(and(inArray(groups.id, ids), eq(groups.is_organization, true), eq(groups.state, 'active')))
+  return rows.map((r) => r.id)
 }

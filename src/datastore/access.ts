@@ -1,13 +1,11 @@
-// Where DataStore actions meet the catalogue: the store handle, resource permissions, the read-only
-// rule and the resource's datastore_active flag.
-import { callerName, type ActionContext } from '../context'
-import { NotAuthorized, NotFound, ValidationError } from '../errors'
-import { canEditPackage, canReadPackage } from '../auth/rules'
+// Where DataStore actions meet the catalogue: the store handle, the table's resource, the read-only
+// rule and the resource's datastore_active flag (permissions: src/auth/datastore.ts).
+import type { ActionContext } from '../context'
+import { NotFound, ValidationError } from '../errors'
 import { loadPackage } from '../model/package'
 import type { ResourceRow } from '../model/resource'
 import { loadResource, saveResource, shownResource } from '../model/resource-write'
 import type { DatastoreDb } from './store'
-import { resourceIdOf } from './params'
 
 /** The DataStore database, or a clear error where none is configured (Workers without DATASTORE_URL). */
 export function datastoreOf(ctx: ActionContext): DatastoreDb {
@@ -24,32 +22,6 @@ export async function findResource(ctx: ActionContext, id: string): Promise<Reso
     if (e instanceof NotFound) return undefined
     throw e
   }
-}
-
-/** resource_update's rule: the caller may edit the resource's dataset. */
-export async function requireCanEditResource(ctx: ActionContext, res: ResourceRow) {
-  if (ctx.ignoreAuth || ctx.user?.sysadmin) return
-  const pkg = await loadPackage(ctx, res.package_id)
-  if (!(await canEditPackage(ctx, pkg)))
-    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to edit resource ${res.id}`)
-}
-
-/** resource_show's rule: the caller may read the resource's dataset. */
-export async function canReadResource(ctx: ActionContext, res: ResourceRow): Promise<boolean> {
-  if (ctx.ignoreAuth || ctx.user?.sysadmin) return true
-  return canReadPackage(ctx, await loadPackage(ctx, res.package_id))
-}
-
-/**
- * The auth rule of table writes (datastore_upsert, datastore_delete): the resource exists (else a
- * bare 404, as CKAN) and the caller may edit it. A missing id is left to the params check.
- */
-export async function authorizeTableWrite(ctx: ActionContext, input: Record<string, unknown>) {
-  const id = resourceIdOf(input)
-  if (!id) return
-  const res = await findResource(ctx, id)
-  if (!res) throw new NotFound()
-  await requireCanEditResource(ctx, res)
 }
 
 /** ckan: without force the read-only check looks the resource up; with force only the table must exist. */

@@ -1,17 +1,15 @@
 // datastore_search_sql: guard, table permissions, time-limited run, CKAN's output (datastore.md §7).
 import type { ActionContext } from '../context'
-import { NotAuthorized, ValidationError } from '../errors'
-import { findResource, canReadResource } from './access'
+import { ValidationError } from '../errors'
+import { requireCanReadTables, sqlPermissionRefused } from '../auth/datastore'
 import { findTable, type DsTable } from './registry'
 import { guardSql, pgMessage, SqlRefused } from './sql-guard'
 import { SqlTimeout, sqliteMessage, type DatastoreDb, type SqlResult } from './store'
 import { fromStoredSql } from './values'
 
-const SYSTEM = `{'permissions': ['Not authorized to access system tables']}`
-
 function refused(e: SqlRefused): Error {
   return e.kind === 'auth'
-    ? new NotAuthorized(`{'permissions': ['${e.message}']}`)
+    ? sqlPermissionRefused(e.message)
     : ValidationError.field('query', e.message)
 }
 
@@ -38,14 +36,13 @@ async function explainTables(db: DatastoreDb, sql: string): Promise<string[]> {
 /** Every table the query reads must be a DataStore table the caller may read. */
 async function authorizeTables(ctx: ActionContext, db: DatastoreDb, tables: string[]) {
   const byName = new Map<string, DsTable>()
+  const found: { name: string; isTable: boolean }[] = []
   for (const name of tables) {
     const t = await findTable(db, name)
-    if (!t) throw new NotAuthorized(SYSTEM)
-    const res = await findResource(ctx, name)
-    if (!res || !(await canReadResource(ctx, res)))
-      throw new NotAuthorized('Not authorized to read resource.')
-    byName.set(name, t)
+    if (t) byName.set(name, t)
+    found.push({ name, isTable: !!t })
   }
+  await requireCanReadTables(ctx, found)
   return byName
 }
 

@@ -5,7 +5,8 @@ import { zValidator } from '@hono/zod-validator'
 import { z } from 'zod'
 import type { Deps } from '../context'
 import { NotAuthorized, NotFound, ValidationError } from '../errors'
-import { canReadResource, findResource } from '../datastore/access'
+import { findResource } from '../datastore/access'
+import { canReadTable } from '../auth/datastore'
 import { BOM, dumpWriter } from '../datastore/formats'
 import { planSearch } from '../datastore/query'
 import { findTable, resolveName } from '../datastore/registry'
@@ -149,7 +150,7 @@ export function mountDumpRoute(app: Hono, deps: Deps) {
       const res = id ? await findResource(ctx, id) : undefined
       const table = id && res ? await findTable(db, id) : undefined
       if (!table || !res) return text('DataStore resource not found', 404)
-      if (!(await canReadResource(ctx, res))) return text('Not authorized to read DataStore resource', 403)
+      if (!(await canReadTable(ctx, res))) return text('Not authorized to read DataStore resource', 403)
       let plan
       try {
         plan = planSearch(table, {

@@ -1,8 +1,8 @@
 // Groups and organizations (one code path): lookup, visibility, dataset counts and result dicts.
 import { and, asc, count, desc, eq, inArray, or } from 'drizzle-orm'
 import { followers, groupExtras, groups, members, packages, users } from '../db/schema'
-import { callerName, type ActionContext } from '../context'
-import { NotAuthorized, NotFound, ValidationError } from '../errors'
+import type { ActionContext } from '../context'
+import { NotFound, ValidationError } from '../errors'
 import { MISSING } from '../validation/fields'
 import { roleHas, userCapacities } from '../auth/permissions'
 import { displayName, imageDisplayUrl } from './group-display'
@@ -57,41 +57,6 @@ export function loadGroup(
 /** Forgets what this request memoised about groups (after writing them). */
 export function forgetGroups(ctx: ActionContext) {
   for (const k of [...ctx.memo.keys()]) if (k.startsWith('group:')) ctx.memo.delete(k)
-}
-
-// ---- authorization ------------------------------------------------------------------------
-
-/** Active groups: everyone. Others: sysadmins and members. */
-export async function requireCanReadGroup(ctx: ActionContext, g: GroupRow) {
-  if (g.state === 'active' || ctx.user?.sysadmin) return
-  if (ctx.user && (await userCapacities(ctx, ctx.user.id)).has(g.id)) return
-  throw new NotAuthorized(`User ${callerName(ctx)} not authorized to read group ${g.id}`)
-}
-
-/** ckan: editing a group or organization (and its members) needs its admin role. */
-export async function isGroupAdmin(ctx: ActionContext, g: GroupRow): Promise<boolean> {
-  if (ctx.user?.sysadmin) return true
-  if (!ctx.user) return false
-  return roleHas((await userCapacities(ctx, ctx.user.id)).get(g.id), 'admin')
-}
-
-export async function requireCanEditGroup(ctx: ActionContext, g: GroupRow) {
-  if (!(await isGroupAdmin(ctx, g)))
-    throw new NotAuthorized(
-      `User ${callerName(ctx)} not authorized to edit ${kindOf(g.is_organization)} ${g.id}`,
-    )
-}
-
-/** ckan: deleting needs user_delete_groups / user_delete_organizations and the admin role. */
-export async function requireCanDeleteGroup(ctx: ActionContext, g: GroupRow) {
-  const kind = kindOf(g.is_organization)
-  const option = g.is_organization
-    ? 'service.auth.user_delete_organizations'
-    : 'service.auth.user_delete_groups'
-  if (!ctx.user?.sysadmin && !ctx.config.bool(option))
-    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to delete ${kind}s`)
-  if (!(await isGroupAdmin(ctx, g)))
-    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to delete ${kind} ${g.id}`)
 }
 
 // ---- datasets -----------------------------------------------------------------------------

@@ -12,9 +12,8 @@ import {
   packages,
   users,
 } from '../db/schema'
-import { callerName, type ActionContext } from '../context'
-import { NotAuthorized, NotFound, ValidationError, type ErrorDict } from '../errors'
-import { hasPermission } from '../auth/permissions'
+import type { ActionContext } from '../context'
+import { NotFound, ValidationError, type ErrorDict } from '../errors'
 import {
   MISSING,
   assertListsOfDicts,
@@ -546,14 +545,4 @@ export async function loadMemberObject(ctx: ActionContext, objectType: string, r
   const obj = found.get(ref)
   if (!obj) throw new NotFound(`${title} was not found.`)
   return { id: obj.id, tableName: objectType }
-}
-
-/**
- * ckan member_create/member_delete auth: any member of a group may add or remove its datasets;
- * everything else needs the admin role.
- */
-export async function requireCanEditMembers(ctx: ActionContext, g: GroupRow, objectType: unknown) {
-  const perm = !g.is_organization && objectType === 'package' ? 'manage_group' : 'admin'
-  if (!(await hasPermission(ctx, g.id, perm)))
-    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to edit group ${g.id}`)
 }

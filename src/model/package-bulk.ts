@@ -2,17 +2,15 @@
 import { z } from 'zod'
 import { and, eq, inArray, or } from 'drizzle-orm'
 import type { ActionContext } from '../context'
-import type { DataDict } from '../actions/action'
 import { changeLog, groups, packages } from '../db/schema'
-import { NotAuthorized } from '../errors'
-import { hasPermission } from '../auth/permissions'
 import { reqString, stringList } from '../validation/fields'
 import { changeRow } from './changes'
 import { forgetPackages } from './package'
 
 export const bulkUpdateParams = z.object({ datasets: stringList, org_id: reqString })
 
-async function findGroupId(ctx: ActionContext, idOrName: unknown): Promise<string | undefined> {
+/** The id of the group or organization with this id or name (ids first), if any. */
+export async function findGroupId(ctx: ActionContext, idOrName: unknown): Promise<string | undefined> {
   if (typeof idOrName !== 'string' || !idOrName) return undefined
   const rows = await ctx.db
     .select({ id: groups.id })
@@ -20,12 +18,6 @@ async function findGroupId(ctx: ActionContext, idOrName: unknown): Promise<strin
     .where(or(eq(groups.id, idOrName), eq(groups.name, idOrName)))
     .limit(2)
   return (rows.find((r) => r.id === idOrName) ?? rows[0])?.id
-}
-
-/** ckan: only admins of org_id may bulk update; the refusal carries no detail. */
-export async function requireBulkUpdateAdmin(ctx: ActionContext, input: DataDict) {
-  const orgId = await findGroupId(ctx, input.org_id)
-  if (!orgId || !(await hasPermission(ctx, orgId, 'admin'))) throw new NotAuthorized()
 }
 
 /**

@@ -1,10 +1,8 @@
 // What a dataset write needs from the database, read in one batch, and the checks that depend on it.
 import { and, eq, inArray, or } from 'drizzle-orm'
 import { groups, packages, resources, tags, vocabularies } from '../db/schema'
-import { callerName, type ActionContext } from '../context'
-import { NotAuthorized, NotFound, type ErrorDict } from '../errors'
-import { hasPermission } from '../auth/permissions'
-import { canCreatePackage, canEditPackage } from '../auth/rules'
+import type { ActionContext } from '../context'
+import { NotFound, type ErrorDict } from '../errors'
 import { isMissing } from '../validation/fields'
 import { asText, type PackageInput } from './package-validate'
 import type { GroupRow } from './package-dict'
@@ -59,54 +57,6 @@ export function groupRefs(raw: unknown): string[] {
     if (!isMissing(ref)) out.push(asText(ref))
   }
   return out
-}
-
-async function requireGroupsManageable(ctx: ActionContext, refs: string[], current: Set<string>) {
-  if (!refs.length) return
-  const found = await groupsByRef(ctx, refs)
-  const rows: GroupRow[] = []
-  for (const ref of refs) {
-    const g = found.get(ref)
-    if (!g) throw new NotFound('Group was not found.')
-    rows.push(g)
-  }
-  for (const g of rows) {
-    if (current.has(g.id)) continue
-    if (!(await hasPermission(ctx, g.id, 'manage_group')))
-      throw new NotAuthorized(`User ${callerName(ctx)} not authorized to edit these groups`)
-  }
-}
-
-/** ckan package_create authorization: creating at all, the listed groups, then the organization. */
-export async function authorizeCreate(ctx: ActionContext, raw: Record<string, unknown>) {
-  const who = callerName(ctx)
-  if (!(await canCreatePackage(ctx, null)))
-    throw new NotAuthorized(`User ${who} not authorized to create packages`)
-  const refs = groupRefs(raw.groups)
-  const org =
-    isMissing(raw.owner_org) || typeof raw.owner_org === 'object'
-      ? undefined
-      : asText(raw.owner_org)
-  if (org) await groupsByRef(ctx, [...refs, org]) // one query for both
-  await requireGroupsManageable(ctx, refs, new Set())
-  if (org) {
-    const o = (await groupsByRef(ctx, [org])).get(org)
-    if (!o || !(await hasPermission(ctx, o.id, 'create_dataset')))
-      throw new NotAuthorized(`User ${who} not authorized to add dataset to this organization`)
-  }
-}
-
-/** ckan package_update authorization: edit rights, then manage_group on groups being added. */
-export async function authorizeUpdate(
-  ctx: ActionContext,
-  raw: Record<string, unknown>,
-  pkg: PackageRow,
-  current: PackageDict,
-) {
-  if (!(await canEditPackage(ctx, pkg)))
-    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to edit package ${pkg.id}`)
-  const ids = new Set((current.groups as { id: string }[]).map((g) => g.id))
-  await requireGroupsManageable(ctx, groupRefs(raw.groups), ids)
 }
 
 export interface Lookups {

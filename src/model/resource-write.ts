@@ -1,9 +1,8 @@
 // Resource lookups and writes: each change rewrites its dataset's dict, change log and activity in one batch.
 import { and, eq, gt, sql } from 'drizzle-orm'
 import { activities, changeLog, packages, resources } from '../db/schema'
-import { callerName, type ActionContext } from '../context'
-import { NotAuthorized, NotFound, ValidationError } from '../errors'
-import { canEditPackage, canReadPackage } from '../auth/rules'
+import type { ActionContext } from '../context'
+import { NotFound, ValidationError } from '../errors'
 import { isMissing, MISSING } from '../validation/fields'
 import { activityRow } from './activity'
 import { changeRow } from './changes'
@@ -46,34 +45,12 @@ export function loadResource(
   return p
 }
 
-/** The resource and its dataset for a write: 404s first, then anonymous, then edit rights. */
-export async function authorizeResourceWrite(
-  ctx: ActionContext,
-  action: string,
-  input: Record<string, unknown>,
-  verb: 'edit' | 'delete',
-  notFound?: string,
-) {
-  const res = await loadResource(ctx, requireId(input), notFound)
-  const pkg = await loadPackage(ctx, res.package_id)
-  if (!ctx.user) throw new NotAuthorized(`Action ${action} requires an authenticated user`)
-  if (!(await canEditPackage(ctx, pkg)))
-    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to ${verb} resource ${res.id}`)
-}
-
 /** The resource as its dataset's dict shows it; NotFound when the dataset does not list it. */
 export async function shownResource(ctx: ActionContext, res: ResourceRow) {
   const dict = await packageDict(ctx, res.package_id)
   const shown = dict.resources.find((r) => r.id === res.id)
   if (!shown) throw new NotFound('Resource was not found.')
   return { dict, shown }
-}
-
-/** Whether the caller may read the resource's dataset (resource_show). */
-export async function requireCanReadResource(ctx: ActionContext, res: ResourceRow) {
-  const pkg = await loadPackage(ctx, res.package_id)
-  if (!(await canReadPackage(ctx, pkg)))
-    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to read resource ${res.id}`)
 }
 
 /**

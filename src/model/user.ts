@@ -2,9 +2,8 @@
 import { and, eq, inArray, ne, or, sql } from 'drizzle-orm'
 import { packages, users } from '../db/schema'
 import type { ActionContext, UserRow } from '../context'
-import { callerName } from '../context'
-import type { DataDict } from '../actions/action'
-import { NotAuthorized, NotFound, ValidationError } from '../errors'
+import type { DataDict } from '../data-dict'
+import { NotFound, ValidationError } from '../errors'
 import { hashPassword } from '../auth/password'
 import { checkName, FieldFail, isEmail, MISSING, toBool } from '../validation/fields'
 import { md5Hex } from './md5'
@@ -146,24 +145,6 @@ export async function userToDict(
   opts: UserDictOptions = {},
 ): Promise<UserDict> {
   return (await userDicts(ctx, [row], opts))[0]!
-}
-
-/** ckan: anonymous callers may read users unless public_user_details is off. */
-export function requireCanSeeUsers(ctx: ActionContext) {
-  if (!ctx.user && !ctx.config.bool('service.auth.public_user_details')) throw new NotAuthorized()
-}
-
-/**
- * ckan user_update auth (also user_patch): the user themself, or whoever holds the account's
- * reset key; sysadmins never get here.
- */
-export async function requireCanEditUser(ctx: ActionContext, input: DataDict, verb = 'edit') {
-  const target = await loadUser(ctx, input.id, { notFound: 'User was not found.' })
-  if (target.reset_key && input.reset_key !== undefined && input.reset_key === target.reset_key)
-    return
-  if (!ctx.user) throw new NotAuthorized('Have to be logged in to edit user')
-  if (ctx.user.id !== target.id)
-    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to ${verb} user ${target.id}`)
 }
 
 /** Columns a user_create / user_update writes (only keys that were given). */

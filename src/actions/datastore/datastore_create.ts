@@ -3,15 +3,12 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { invoke } from '../invoke'
 import { resourceCreate } from '../resource/resource_create'
-import { NotAuthorized, ValidationError } from '../../errors'
-import { callerName } from '../../context'
-import { canEditPackage } from '../../auth/rules'
-import { loadPackage } from '../../model/package'
+import { ValidationError } from '../../errors'
+import { authorizeTableCreate } from '../../auth/datastore'
 import { createOrAlter } from '../../datastore/create'
 import {
   datastoreOf,
   findResource,
-  requireCanEditResource,
   requireWritable,
   setDatastoreActive,
 } from '../../datastore/access'
@@ -87,21 +84,7 @@ named by the resource id, and the resource's datastore_active flag is set.
 :type triggers: list of dictionaries
 :returns: the request without the records, with resource_id and method "insert"
 :rtype: dictionary`,
-  async auth(ctx, input) {
-    if (input.resource && typeof input.resource === 'object' && !resourceIdOf(input)) {
-      const ref = (input.resource as Record<string, unknown>).package_id
-      if (typeof ref !== 'string' || !ref) throw ValidationError.message('Missing id, can not get Resource object')
-      const pkg = await loadPackage(ctx, ref)
-      if (!(await canEditPackage(ctx, pkg)))
-        throw new NotAuthorized(`User ${callerName(ctx)} not authorized to edit package ${pkg.id}`)
-      return
-    }
-    const id = resourceIdOf(input)
-    if (!id) throw ValidationError.message('Missing id, can not get Resource object')
-    const res = await findResource(ctx, id)
-    if (!res) throw ValidationError.field('resource_id', 'Not found: Resource')
-    await requireCanEditResource(ctx, res)
-  },
+  auth: authorizeTableCreate,
   params,
   async run(ctx, p, input) {
     const db = datastoreOf(ctx)

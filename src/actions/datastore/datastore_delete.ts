@@ -2,11 +2,11 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import {
-  authorizeTableWrite,
   datastoreOf,
   requireWritableUnlessForced,
   setDatastoreActive,
 } from '../../datastore/access'
+import { authorizeTableWrite } from '../../auth/datastore'
 import { resourceIdOf, resourceIdRequired } from '../../datastore/params'
 import { requireTable } from '../../datastore/registry'
 import { deleteRows, dropTable } from '../../datastore/writes'

@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { datastoreOf, findResource } from '../../datastore/access'
-import { requireCanReadResource } from '../../model/resource-write'
+import { requireCanReadResource } from '../../auth/resource'
 import { searchParams } from '../../datastore/search-params'
 import { requireTable, resolveName, tableNotFound } from '../../datastore/registry'
 import { invalidQuery } from '../../datastore/query'

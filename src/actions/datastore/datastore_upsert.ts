@@ -2,10 +2,10 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import {
-  authorizeTableWrite,
   datastoreOf,
   requireWritableUnlessForced,
 } from '../../datastore/access'
+import { authorizeTableWrite } from '../../auth/datastore'
 import { resourceIdOf, resourceIdRequired } from '../../datastore/params'
 import { checkRecordList } from '../../datastore/records'
 import { upsertRecords } from '../../datastore/writes'

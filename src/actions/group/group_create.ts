@@ -1,8 +1,8 @@
 // group_create: a new group (or, via organization_create, organization); the creator becomes admin.
 import { defineAction, type DataDict } from '../action'
 import type { ActionContext } from '../../context'
-import { callerName } from '../../context'
-import { NotAuthorized, ValidationError } from '../../errors'
+import { ValidationError } from '../../errors'
+import { requireCanCreateGroup } from '../../auth/group'
 import { SHOW_DEFAULTS, groupDict, kindOf } from '../../model/group'
 import { groupParams, saveGroup } from '../../model/member'
 
@@ -62,8 +62,7 @@ export function createAction({ name, isOrg }: { name: string; isOrg: boolean }) 
     help: help(kind),
     auth: async (ctx: ActionContext, input) => {
       refuseOrgType(isOrg, input)
-      if (!ctx.config.bool(`service.auth.user_create_${kind}s`))
-        throw new NotAuthorized(`User ${callerName(ctx)} not authorized to create ${kind}s`)
+      requireCanCreateGroup(ctx, isOrg)
     },
     params: groupParams(true),
     async run(ctx, params, input) {

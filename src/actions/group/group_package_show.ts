@@ -2,7 +2,8 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { idOrName, isMissing, toInt, FieldFail } from '../../validation/fields'
-import { datasetDicts, groupDatasetIds, loadGroup, requireCanReadGroup } from '../../model/group'
+import { datasetDicts, groupDatasetIds, loadGroup } from '../../model/group'
+import { requireCanReadGroup } from '../../auth/group'
 
 const LIMIT_MSG = 'Limit must be a positive integer'
 

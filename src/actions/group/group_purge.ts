@@ -4,7 +4,7 @@ import { defineAction } from '../action'
 import { idOrName } from '../../validation/fields'
 import { kindOf, loadGroup } from '../../model/group'
 import { removeGroup } from '../../model/member'
-import { requireSysadmin } from '../../auth/rules'
+import { requireSysadmin } from '../../auth/caller'
 
 const help = (kind: string) => `Purge a ${kind}.
 

@@ -8,9 +8,9 @@ import {
   groupDict,
   kindOf,
   loadGroup,
-  requireCanReadGroup,
   strictBool,
 } from '../../model/group'
+import { requireCanReadGroup } from '../../auth/group'
 
 /** seed: include_datasets lists up to this many datasets (CKAN 2.9 gives 10). */
 export const SHOW_DATASETS_MAX = 1000

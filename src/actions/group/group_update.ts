@@ -5,11 +5,11 @@ import {
   groupDict,
   kindOf,
   loadGroup,
-  requireCanEditGroup,
   type GroupDictOptions,
   type GroupRow,
 } from '../../model/group'
 import { groupParams, saveGroup } from '../../model/member'
+import { requireCanEditGroup } from '../../auth/group'
 
 /** ckan: update and patch return the dict with up to 10 datasets and no follower count. */
 export const UPDATE_RESULT: GroupDictOptions = {

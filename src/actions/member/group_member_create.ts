@@ -1,27 +1,12 @@
 // group_member_create: gives a user a role in a group (organization_member_create shares it).
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { MISSING, reqString } from '../../validation/fields'
-import { callerName, type ActionContext } from '../../context'
-import { NotAuthorized, ValidationError, type ErrorDict } from '../../errors'
-import { hasPermission, CAPACITIES } from '../../auth/permissions'
-import { findGroup, kindOf, type GroupRow } from '../../model/group'
-import { findMembership, loadMemberObject, memberDict, setMembership } from '../../model/member'
-
-/**
- * ckan: adding or removing members needs the admin role; without an id the rule cannot even
- * start (2.9 crashes; we answer Missing value).
- */
-export async function requireCanManageMembers(
-  ctx: ActionContext,
-  id: unknown,
-): Promise<GroupRow | undefined> {
-  if (typeof id !== 'string' || !id) throw new ValidationError({ id: [MISSING] })
-  const g = await findGroup(ctx, id)
-  if (!g || !(await hasPermission(ctx, g.id, 'admin')))
-    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to add members`)
-  return g
-}
+import { reqString } from '../../validation/fields'
+import { ValidationError, type ErrorDict } from '../../errors'
+import { CAPACITIES } from '../../auth/permissions'
+import { requireCanManageMembers, requireNotRevokingOwnAdmin } from '../../auth/member'
+import { findGroup, kindOf } from '../../model/group'
+import { loadMemberObject, memberDict, setMembership } from '../../model/member'
 
 const help = (kind: string) => `Make a user a member of a ${kind}, or change their role there.
 
@@ -56,11 +41,7 @@ export function memberCreateAction({ name, isOrg }: { name: string; isOrg: boole
       if (!(CAPACITIES as readonly string[]).includes(p.role))
         errors.role = ['role does not exist.']
       if (Object.keys(errors).length) throw new ValidationError(errors)
-      if (user!.id === ctx.user?.id && p.role !== 'admin') {
-        const current = await findMembership(ctx, g!.id, 'user', user!.id)
-        if (current?.capacity === 'admin')
-          throw new NotAuthorized('Administrators cannot revoke their own admin status')
-      }
+      await requireNotRevokingOwnAdmin(ctx, g!.id, user!.id, p.role)
       return memberDict(await setMembership(ctx, g!.id, 'user', user!.id, p.role))
     },
   })

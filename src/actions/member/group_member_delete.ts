@@ -5,7 +5,7 @@ import { optString, reqString } from '../../validation/fields'
 import { NotFound, ValidationError } from '../../errors'
 import { findGroup, kindOf } from '../../model/group'
 import { endMembership, loadMemberObject } from '../../model/member'
-import { requireCanManageMembers } from './group_member_create'
+import { requireCanManageMembers } from '../../auth/member'
 
 const help = (kind: string) => `Remove a user from a ${kind}.
 

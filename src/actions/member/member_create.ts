@@ -2,15 +2,13 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { reqString } from '../../validation/fields'
-import { NotAuthorized } from '../../errors'
 import { loadGroup } from '../../model/group'
 import {
-  findMembership,
   loadMemberObject,
   memberDict,
-  requireCanEditMembers,
   setMembership,
 } from '../../model/member'
+import { requireCanEditMembers, requireNotRevokingOwnAdmin } from '../../auth/member'
 
 export const GROUP_NOT_FOUND = 'Group was not found.'
 
@@ -49,11 +47,7 @@ cannot lower their own capacity.
   async run(ctx, p) {
     const g = await loadGroup(ctx, p.id, { notFound: GROUP_NOT_FOUND })
     const obj = await loadMemberObject(ctx, p.object_type, p.object)
-    if (obj.tableName === 'user' && obj.id === ctx.user?.id && p.capacity !== 'admin') {
-      const current = await findMembership(ctx, g.id, 'user', obj.id)
-      if (current?.capacity === 'admin')
-        throw new NotAuthorized('Administrators cannot revoke their own admin status')
-    }
+    if (obj.tableName === 'user') await requireNotRevokingOwnAdmin(ctx, g.id, obj.id, p.capacity)
     return memberDict(await setMembership(ctx, g.id, obj.tableName, obj.id, p.capacity))
   },
 })

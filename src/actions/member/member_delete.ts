@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { reqString } from '../../validation/fields'
 import { loadGroup } from '../../model/group'
-import { endMembership, loadMemberObject, requireCanEditMembers } from '../../model/member'
+import { endMembership, loadMemberObject } from '../../model/member'
+import { requireCanEditMembers } from '../../auth/member'
 import { GROUP_NOT_FOUND } from './member_create'
 
 export const memberDelete = defineAction({

@@ -4,7 +4,8 @@ import { and, asc, eq, ne, sql } from 'drizzle-orm'
 import { defineAction } from '../action'
 import { idOrName, optString } from '../../validation/fields'
 import { members, packages } from '../../db/schema'
-import { loadGroup, requireCanReadGroup } from '../../model/group'
+import { loadGroup } from '../../model/group'
+import { requireCanReadGroup } from '../../auth/group'
 
 // ckan: user roles are shown with their display names
 const ROLE_TEXT: Record<string, string> = { admin: 'Admin', editor: 'Editor', member: 'Member' }

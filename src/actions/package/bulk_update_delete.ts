@@ -1,10 +1,7 @@
 // bulk_update_delete: mark datasets of an organization deleted in one go (organization admins).
 import { defineAction } from '../action'
-import {
-  bulkUpdateDatasets,
-  bulkUpdateParams,
-  requireBulkUpdateAdmin,
-} from '../../model/package-bulk'
+import { authorizeBulkUpdate } from '../../auth/package'
+import { bulkUpdateDatasets, bulkUpdateParams } from '../../model/package-bulk'
 
 export const bulkUpdateDelete = defineAction({
   name: 'bulk_update_delete',
@@ -18,7 +15,7 @@ admin of the organization.
 :type datasets: list of strings
 :param org_id: id of the organization that owns them
 :type org_id: string`,
-  auth: requireBulkUpdateAdmin,
+  auth: authorizeBulkUpdate,
   params: bulkUpdateParams,
   async run(ctx, params) {
     return bulkUpdateDatasets(ctx, params, { state: 'deleted' })

@@ -1,10 +1,7 @@
 // bulk_update_public: make datasets of an organization public in one go (organization admins).
 import { defineAction } from '../action'
-import {
-  bulkUpdateDatasets,
-  bulkUpdateParams,
-  requireBulkUpdateAdmin,
-} from '../../model/package-bulk'
+import { authorizeBulkUpdate } from '../../auth/package'
+import { bulkUpdateDatasets, bulkUpdateParams } from '../../model/package-bulk'
 
 export const bulkUpdatePublic = defineAction({
   name: 'bulk_update_public',
@@ -18,7 +15,7 @@ admin of the organization.
 :type datasets: list of strings
 :param org_id: id of the organization that owns them
 :type org_id: string`,
-  auth: requireBulkUpdateAdmin,
+  auth: authorizeBulkUpdate,
   params: bulkUpdateParams,
   async run(ctx, params) {
     return bulkUpdateDatasets(ctx, params, { private: false })

@@ -3,8 +3,7 @@ import { z } from 'zod'
 import { and, eq, inArray, or } from 'drizzle-orm'
 import { defineAction } from '../action'
 import { idOrName } from '../../validation/fields'
-import { NotAuthorized } from '../../errors'
-import { requireLoggedIn } from '../../auth/rules'
+import { requireCanPurgePackage } from '../../auth/package'
 import {
   changeLog,
   followers,
@@ -37,8 +36,7 @@ undone. Only sysadmins may purge datasets.
   allowAnonymous: true,
   auth: async (ctx, input) => {
     await loadPackage(ctx, input.id, { notFound: NOT_FOUND })
-    requireLoggedIn(ctx, 'dataset_purge')
-    throw new NotAuthorized() // ckan: sysadmins only, refused without detail
+    requireCanPurgePackage(ctx)
   },
   params: z.object({ id: idOrName }),
   async run(ctx, { id }) {

@@ -1,7 +1,7 @@
 // package_create: a new dataset with its resources, tags, extras and group memberships.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { authorizeCreate } from '../../model/package-lookup'
+import { authorizePackageCreate } from '../../auth/package'
 import { createPackage } from '../../model/package-write'
 
 export const packageCreate = defineAction({
@@ -62,7 +62,7 @@ To add the dataset to groups you must be a member of each of them.
 :type groups: list of dictionaries
 :returns: the new dataset, as package_show returns it
 :rtype: dictionary`,
-  auth: (ctx, input) => authorizeCreate(ctx, input),
+  auth: (ctx, input) => authorizePackageCreate(ctx, input),
   params: z.record(z.string(), z.unknown()),
   run: (ctx, _params, input) => createPackage(ctx, input),
 })

@@ -8,7 +8,7 @@ import { activities, changeLog, groups, members, packages } from '../../db/schem
 import { activityRow } from '../../model/activity'
 import { changeRow } from '../../model/changes'
 import { forgetPackages, loadPackage, packageDict } from '../../model/package'
-import { requireCanEditPackage, requireLoggedIn } from '../../auth/rules'
+import { requireCanDeletePackage } from '../../auth/package'
 
 export const packageDelete = defineAction({
   name: 'package_delete',
@@ -25,8 +25,7 @@ dataset_purge removes it for good. You must be allowed to edit the dataset.
   allowAnonymous: true,
   auth: async (ctx, input) => {
     const pkg = await loadPackage(ctx, input.id)
-    requireLoggedIn(ctx, 'package_delete')
-    await requireCanEditPackage(ctx, pkg, 'delete_dataset')
+    await requireCanDeletePackage(ctx, pkg)
   },
   params: z.object({ id: idOrName }),
   async run(ctx, { id }) {

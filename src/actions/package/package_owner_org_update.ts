@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { eq, or } from 'drizzle-orm'
 import { defineAction } from '../action'
 import { optString } from '../../validation/fields'
-import { NotAuthorized, NotFound } from '../../errors'
+import { NotFound } from '../../errors'
+import { sysadminsOnly } from '../../auth/caller'
 import { changeLog, groups, packages } from '../../db/schema'
 import { changeRow } from '../../model/changes'
 import { findPackage, forgetPackages } from '../../model/package'
@@ -21,9 +22,7 @@ Only sysadmins may call this directly.
     dataset without an organization
 :type organization_id: string`,
   // ckan: sysadmins only, and the refusal carries no detail (sysadmins never reach this rule)
-  auth: async () => {
-    throw new NotAuthorized()
-  },
+  auth: sysadminsOnly(),
   params: z.object({ id: optString, organization_id: optString }),
   async run(ctx, { id, organization_id }) {
     const pkg = id ? await findPackage(ctx, id) : undefined

@@ -4,7 +4,7 @@ import { defineAction } from '../action'
 import type { ActionContext } from '../../context'
 import { ValidationError } from '../../errors'
 import { loadPackage, packageDict } from '../../model/package'
-import { authorizeUpdate } from '../../model/package-lookup'
+import { authorizePackageUpdate } from '../../auth/package'
 import { updatePackage } from '../../model/package-write'
 import { isMissing, MISSING } from '../../validation/fields'
 
@@ -33,7 +33,7 @@ The other parameters are those of package_create.
 :rtype: dictionary`,
   async auth(ctx, input) {
     const { row, dict } = await target(ctx, input)
-    await authorizeUpdate(ctx, input, row, dict)
+    await authorizePackageUpdate(ctx, input, row, dict)
   },
   params: z.record(z.string(), z.unknown()),
   async run(ctx, _params, input) {

@@ -10,7 +10,8 @@ import { activities, changeLog, packages, resources } from '../../db/schema'
 import { activityRow } from '../../model/activity'
 import { changeRow } from '../../model/changes'
 import { forgetPackages, loadPackage, packageDict } from '../../model/package'
-import { requireCanEditPackage, requireCanReadPackage, requireLoggedIn } from '../../auth/rules'
+import { requireLoggedIn } from '../../auth/caller'
+import { requireCanEditPackage, requireCanReadPackage } from '../../auth/package'
 
 /** The dataset and its resources in the new order; checks in CKAN's order (409, 404, 403, 409). */
 async function reorder(ctx: ActionContext, input: DataDict, checkRead: boolean) {

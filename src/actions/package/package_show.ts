@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { ckanBool, reqString } from '../../validation/fields'
 import { loadPackage, packageDict } from '../../model/package'
-import { requireCanReadPackage } from '../../auth/rules'
+import { requireCanReadPackage } from '../../auth/package'
 
 const withTracking = (d: Record<string, unknown>) => ({
   ...d,

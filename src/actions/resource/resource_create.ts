@@ -1,9 +1,7 @@
 // resource_create: adds a resource (link or uploaded file) to the end of a dataset's resource list.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { callerName } from '../../context'
-import { NotAuthorized } from '../../errors'
-import { canEditPackage, requireCanReadPackage } from '../../auth/rules'
+import { authorizeResourceCreate } from '../../auth/resource'
 import { loadPackage } from '../../model/package'
 import { requireId, saveResource } from '../../model/resource-write'
 
@@ -52,17 +50,7 @@ the file name as its url. Keys that are not resource fields are kept as extra fi
 :type upload: file
 :returns: the new resource
 :rtype: dictionary`,
-  async auth(ctx, input) {
-    const ref = requireId(input, 'package_id')
-    const pkg = await loadPackage(ctx, ref)
-    // ckan: reading the dataset comes first, as resource_create shows it before authorizing
-    await requireCanReadPackage(ctx, pkg)
-    if (!ctx.user) throw new NotAuthorized('Action resource_create requires an authenticated user')
-    if (!(await canEditPackage(ctx, pkg)))
-      throw new NotAuthorized(
-        `User ${callerName(ctx)} not authorized to create resources on dataset ${ref}`,
-      )
-  },
+  auth: authorizeResourceCreate,
   params: z.record(z.string(), z.unknown()),
   async run(ctx, _params, input) {
     const pkg = await loadPackage(ctx, requireId(input, 'package_id'))

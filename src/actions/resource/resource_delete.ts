@@ -1,12 +1,8 @@
 // resource_delete: removes a resource from its dataset (it is kept, marked deleted).
 import { z } from 'zod'
 import { defineAction } from '../action'
-import {
-  authorizeResourceWrite,
-  deleteResource,
-  loadResource,
-  requireId,
-} from '../../model/resource-write'
+import { authorizeResourceWrite } from '../../auth/resource'
+import { deleteResource, loadResource, requireId } from '../../model/resource-write'
 import { findTable } from '../../datastore/registry'
 import { dropTable } from '../../datastore/writes'
 

@@ -2,8 +2,8 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { loadPackage } from '../../model/package'
+import { authorizeResourceWrite } from '../../auth/resource'
 import {
-  authorizeResourceWrite,
   loadResource,
   requireId,
   saveResource,

@@ -4,10 +4,10 @@ import { defineAction } from '../action'
 import { ckanBool, reqString } from '../../validation/fields'
 import {
   loadResource,
-  requireCanReadResource,
   requireId,
   shownResource,
 } from '../../model/resource-write'
+import { requireCanReadResource } from '../../auth/resource'
 
 export const resourceShow = defineAction({
   name: 'resource_show',

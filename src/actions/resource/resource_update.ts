@@ -3,12 +3,8 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { NotFound } from '../../errors'
 import { loadPackage } from '../../model/package'
-import {
-  authorizeResourceWrite,
-  loadResource,
-  requireId,
-  saveResource,
-} from '../../model/resource-write'
+import { authorizeResourceWrite } from '../../auth/resource'
+import { loadResource, requireId, saveResource } from '../../model/resource-write'
 
 const NOT_FOUND = 'Resource was not found.'
 

@@ -1,7 +1,7 @@
 // get_site_user: the name and API key of the site user (created on first use).
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { NotAuthorized } from '../../errors'
+import { sysadminsOnly } from '../../auth/caller'
 import { ensureSiteUser } from '../../model/site-user'
 import { ckanBool } from '../../validation/fields'
 
@@ -18,9 +18,7 @@ sysadmins may call this.
 :type defer_commit: bool
 :returns: the site user's name and API key
 :rtype: dictionary`,
-  auth: () => {
-    throw new NotAuthorized('Only internal services allowed to use this action')
-  },
+  auth: sysadminsOnly('Only internal services allowed to use this action'),
   params: z.object({ defer_commit: ckanBool(false) }),
   async run(ctx) {
     const { user } = await ensureSiteUser(ctx)

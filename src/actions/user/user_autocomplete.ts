@@ -5,7 +5,7 @@ import { defineAction } from '../action'
 import { users } from '../../db/schema'
 import { autocompleteQuery, pyTruthy } from '../../model/autocomplete'
 import { containsCi } from '../../model/text-match'
-import { requireCanSeeUsers } from '../../model/user'
+import { requireCanSeeUsers } from '../../auth/user'
 import { naturalNumber } from '../../validation/fields'
 
 export const userAutocomplete = defineAction({

@@ -2,8 +2,8 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { activities, changeLog, users } from '../../db/schema'
-import { callerName } from '../../context'
-import { NotAuthorized, ValidationError } from '../../errors'
+import { ValidationError } from '../../errors'
+import { requireCanCreateUser } from '../../auth/user'
 import { activityRow } from '../../model/activity'
 import { changeRow } from '../../model/changes'
 import {
@@ -47,10 +47,7 @@ Only sysadmins may call this, unless the site allows creating users through the 
 :type password_hash: string
 :returns: the new user, including its e-mail address and API key
 :rtype: dictionary`,
-  auth: (ctx) => {
-    if (!ctx.config.bool('service.auth.create_user_via_api'))
-      throw new NotAuthorized(`User ${callerName(ctx)} not authorized to create users via the API`)
-  },
+  auth: requireCanCreateUser,
   // ckan: validation needs the database (unique name and e-mail) and reports all fields at once
   params: z.looseObject({}),
   async run(ctx, _params, input) {

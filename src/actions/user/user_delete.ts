@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { and, eq } from 'drizzle-orm'
 import { defineAction } from '../action'
 import { changeLog, members, users } from '../../db/schema'
-import { NotAuthorized, NotFound, ValidationError } from '../../errors'
+import { NotFound, ValidationError } from '../../errors'
+import { sysadminsOnly } from '../../auth/caller'
 import { changeRow } from '../../model/changes'
 import { findUser, forgetUsers } from '../../model/user'
 import { MISSING } from '../../validation/fields'
@@ -19,9 +20,7 @@ organization. Only sysadmins may do this.
 :param id: the id or name of the user
 :type id: string`,
   // ckan: a plain "Access denied" for everyone but sysadmins
-  auth: () => {
-    throw new NotAuthorized()
-  },
+  auth: sysadminsOnly(),
   params: z.object({ id: z.unknown().optional() }),
   async run(ctx, { id }) {
     if (id === undefined || id === null) throw new ValidationError({ id: [MISSING] })

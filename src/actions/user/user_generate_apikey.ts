@@ -5,7 +5,8 @@ import { defineAction } from '../action'
 import { activities, changeLog, users } from '../../db/schema'
 import { activityRow } from '../../model/activity'
 import { changeRow } from '../../model/changes'
-import { findUser, forgetUsers, loadUser, requireCanEditUser, userToDict } from '../../model/user'
+import { requireCanEditUser } from '../../auth/user'
+import { findUser, forgetUsers, loadUser, userToDict } from '../../model/user'
 
 export const userGenerateApikey = defineAction({
   name: 'user_generate_apikey',

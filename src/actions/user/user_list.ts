@@ -3,8 +3,9 @@ import { z } from 'zod'
 import { and, asc, eq, like, ne, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { defineAction } from '../action'
 import { packages, users } from '../../db/schema'
-import { NotAuthorized, ValidationError } from '../../errors'
-import { requireCanSeeUsers, siteUserName, userDicts } from '../../model/user'
+import { ValidationError } from '../../errors'
+import { requireCanListUsers } from '../../auth/user'
+import { siteUserName, userDicts } from '../../model/user'
 import { ckanBool, naturalNumber, optString } from '../../validation/fields'
 
 const createdCount = sql`(select count(*) from ${packages} where ${packages.creator_user_id} = ${users.id} and ${packages.state} = 'active' and ${packages.private} = 0)`
@@ -46,11 +47,7 @@ Deleted users are left out, and so is the site user unless asked for.
 :param offset: skip this many users (optional)
 :type offset: int
 :rtype: list of dictionaries or strings`,
-  auth: (ctx, input) => {
-    // ckan: filtering by e-mail is for sysadmins (who never reach this rule)
-    if (input.email) throw new NotAuthorized()
-    requireCanSeeUsers(ctx)
-  },
+  auth: requireCanListUsers,
   params: z.object({
     q: optString,
     email: optString,

@@ -2,7 +2,8 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { invoke } from '../invoke'
-import { loadUser, requireCanEditUser, userToDict } from '../../model/user'
+import { requireCanEditUser } from '../../auth/user'
+import { loadUser, userToDict } from '../../model/user'
 import { userUpdate } from './user_update'
 
 export const userPatch = defineAction({

@@ -4,9 +4,10 @@ import { and, count, desc, eq, inArray, ne } from 'drizzle-orm'
 import { defineAction } from '../action'
 import { followers, packages, users } from '../../db/schema'
 import type { ActionContext, UserRow } from '../../context'
-import { canReadPackage } from '../../auth/rules'
+import { canReadPackage } from '../../auth/package'
 import { packageDicts } from '../../model/package'
-import { isSelfOrSysadmin, loadUser, requireCanSeeUsers, userToDict } from '../../model/user'
+import { requireCanSeeUsers } from '../../auth/user'
+import { isSelfOrSysadmin, loadUser, userToDict } from '../../model/user'
 import { ckanBool } from '../../validation/fields'
 
 const DATASETS_MAX = 50

@@ -10,9 +10,9 @@ import {
   findUser,
   forgetUsers,
   loadUser,
-  requireCanEditUser,
   userToDict,
 } from '../../model/user'
+import { requireCanEditUser } from '../../auth/user'
 
 export const userUpdate = defineAction({
   name: 'user_update',
