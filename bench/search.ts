@@ -4,6 +4,7 @@ import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createApp } from '../src/app'
+import { systemContext } from '../src/context'
 import { loadConfig } from '../src/config/load'
 import { packageDicts } from '../src/model/package'
 import { addSysadmin } from '../src/model/sysadmin'
@@ -314,7 +315,7 @@ async function inProcess(n: number, dbUrl: string, mix: BenchQuery[], warm: Benc
     deps.caches.packages.clear()
     deps.caches.packageNames.clear()
     const indexOnly = memory()
-    const ctx = { ...deps, user: null, memo: new Map(), defer: () => {} }
+    const ctx = systemContext(deps)
     for (let i = 0; i < cachedIds.length; i += 500) await packageDicts(ctx, cachedIds.slice(i, i + 500))
     const mem = gc
       ? {

@@ -1,33 +1,46 @@
-// What every request handler gets: per-process dependencies plus the caller and a memo.
+// What every request handler gets: per-process services (interfaces only) plus the caller and a memo.
 import type { Config } from './config/load'
 import type { CatalogDb } from './db/types'
+import type { ReadExecutor } from './db/executor'
+import type { users } from './db/schema'
 import type { ChangeFeed } from './model/changes'
 import type { Caches } from './model/cache'
-import type { users } from './db/schema'
-import type { WriteBatcher } from './model/write-batcher'
-import type { ReadExecutor } from './db/executor'
-import type { SearchService } from './search/service'
+import type { BatchWriter } from './model/write-batcher'
+import type { SearchService } from './search/index'
 import type { DatastoreDb } from './datastore/store'
 
 export type UserRow = typeof users.$inferSelect
 
+/** What help_show needs of an action (the registry, passed in so actions never import it). */
+export interface ActionInfo {
+  name: string
+  help: string
+}
+
+/**
+ * The per-process (per-isolate) services, built once by the composition root
+ * (`src/runtime/deps.ts`). Each is an interface; the adapters live in `src/runtime/`.
+ */
 export interface Deps {
   db: CatalogDb
   config: Config
+  /** Follows the change log so derived state sees every committed write. */
   changes: ChangeFeed
   caches: Caches
   /** ISO-8601 timestamp without timezone, microsecond precision, UTC (CKAN's format). */
   now: () => string
   /** A new random UUID. */
   newId: () => string
-  /** Group commit of write batches (see write-batcher.ts). */
-  writer: WriteBatcher
+  /** Atomic write batches (a group commit on Node; see write-batcher.ts). */
+  writer: BatchWriter
   /** Plain-SQL reads for hot paths (a cached synchronous statement on Node). */
   read: ReadExecutor
   /** This process's search index, kept in step with the change log. */
   search: SearchService
   /** The DataStore's own database (user tables); absent where none is configured. */
   datastore?: DatastoreDb
+  /** Every action by name (help_show reads it). */
+  actions: ReadonlyMap<string, ActionInfo>
 }
 
 export interface ActionContext extends Deps {
@@ -35,13 +48,14 @@ export interface ActionContext extends Deps {
   user: UserRow | null
   /** Per-request cache used by load* helpers. */
   memo: Map<string, Promise<unknown>>
-  /** Work to finish after the response (waitUntil on Workers). */
-  defer: (work: Promise<unknown>) => void
   /** Set by actions that call others without their authorization (CKAN's ignore_auth). */
   ignoreAuth?: boolean
   /** The request URL (path and query), for results that link back to it (datastore_search _links). */
   requestUrl?: string
 }
+
+/** A context with no caller, for work done on the process's own behalf (indexing, jobs). */
+export const systemContext = (deps: Deps): ActionContext => ({ ...deps, user: null, memo: new Map() })
 
 /** The caller's name as CKAN puts it in messages: empty for anonymous. */
 export const callerName = (ctx: ActionContext) => ctx.user?.name ?? ''

@@ -8,25 +8,9 @@ import { BadRequest } from '../errors'
 import { fail, helpUrl, ok } from './envelope'
 import { readDataDict } from './params'
 
-export interface ExecLike {
-  waitUntil(p: Promise<unknown>): void
-}
-
 /** A per-request context for `deps`, with the caller resolved from the request headers. */
-export async function requestContext(
-  deps: Deps,
-  headers: Headers | null,
-  exec?: ExecLike,
-): Promise<ActionContext> {
-  const ctx: ActionContext = {
-    ...deps,
-    user: null,
-    memo: new Map(),
-    defer: (work) => {
-      const guarded = work.catch((e) => console.error('deferred work failed', e))
-      if (exec) exec.waitUntil(guarded)
-    },
-  }
+export async function requestContext(deps: Deps, headers: Headers | null): Promise<ActionContext> {
+  const ctx: ActionContext = { ...deps, user: null, memo: new Map() }
   const key = headers ? apiKeyFrom(headers, deps.config.str('apikey_header_name')) : null
   // Every request sees every write committed before it began (caches follow the change log).
   await deps.changes.catchUp({ shareTurn: true })
@@ -35,7 +19,7 @@ export async function requestContext(
 }
 
 export function mountActionRoutes(app: Hono, deps: Deps) {
-  const handler = async (req: Request, name: string, exec?: ExecLike): Promise<Response> => {
+  const handler = async (req: Request, name: string): Promise<Response> => {
     const help = helpUrl(deps.config.str('service.site_url'), name)
     try {
       const action = registry.get(name)
@@ -48,7 +32,7 @@ export function mountActionRoutes(app: Hono, deps: Deps) {
       const hasCallback = 'callback' in data
       const callback = hasCallback ? String(data.callback) : undefined
       delete data.callback
-      const ctx = await requestContext(deps, hasCallback ? null : req.headers, exec)
+      const ctx = await requestContext(deps, hasCallback ? null : req.headers)
       ctx.requestUrl = req.url
       let result: unknown
       try {
@@ -63,16 +47,7 @@ export function mountActionRoutes(app: Hono, deps: Deps) {
     }
   }
   for (const path of ['/api/3/action/:name', '/api/action/:name']) {
-    app.on(['GET', 'POST'], path, (c) => handler(c.req.raw, c.req.param('name') ?? '', executionContextOf(c)))
+    app.on(['GET', 'POST'], path, (c) => handler(c.req.raw, c.req.param('name') ?? ''))
     app.on(['PUT', 'DELETE', 'PATCH'], path, (c) => c.text('Method Not Allowed', 405))
-  }
-}
-
-/** The request's execution context (waitUntil), or undefined under app.request() without one. */
-export function executionContextOf(c: { executionCtx: ExecLike }): ExecLike | undefined {
-  try {
-    return c.executionCtx
-  } catch {
-    return undefined
   }
 }

@@ -16,7 +16,7 @@ import { toList } from '../datastore/params'
 import { toBool } from '../validation/fields'
 import { sqliteMessage, type DsResult } from '../datastore/store'
 import { pgMessage } from '../datastore/sql-guard'
-import { executionContextOf, requestContext } from './action-route'
+import { requestContext } from './action-route'
 
 const FORMATS = ['csv', 'tsv', 'json', 'xml'] as const
 // Small chunks, each line encoded as soon as it is made: a chunk's rows and text die young instead
@@ -145,7 +145,7 @@ export function mountDumpRoute(app: Hono, deps: Deps) {
       const p = c.req.valid('query')
       const db = deps.datastore
       if (!db) return text('DataStore resource not found', 404)
-      const ctx = await requestContext(deps, c.req.raw.headers, executionContextOf(c))
+      const ctx = await requestContext(deps, c.req.raw.headers)
       const id = await resolveName(db, name)
       const res = id ? await findResource(ctx, id) : undefined
       const table = id && res ? await findTable(db, id) : undefined

@@ -18,7 +18,7 @@ import { invoke } from '../actions/invoke'
 import type { DataDict } from '../actions/action'
 import type { Deps } from '../context'
 import { asciiJson, escapeHtml, fail, helpUrl } from './envelope'
-import { executionContextOf, requestContext, type ExecLike } from './action-route'
+import { requestContext } from './action-route'
 
 interface UtilRoute {
   path: string
@@ -97,7 +97,7 @@ function finishOk(body: unknown, callback: string | null): Response {
 }
 
 export function mountUtilRoutes(app: Hono, deps: Deps) {
-  const handler = async (req: Request, route: UtilRoute, exec?: ExecLike) => {
+  const handler = async (req: Request, route: UtilRoute) => {
     const help = helpUrl(deps.config.str('service.site_url'), route.action)
     try {
       const args = new URL(req.url).searchParams
@@ -106,7 +106,7 @@ export function mountUtilRoutes(app: Hono, deps: Deps) {
       let result: unknown[] = []
       if (q) {
         // As on the action route, a JSONP request runs anonymously.
-        const ctx = await requestContext(deps, callback === null ? req.headers : null, exec)
+        const ctx = await requestContext(deps, callback === null ? req.headers : null)
         result = (await invoke(ctx, registry.get(route.action)!, route.data(q, args))) as unknown[]
       }
       return finishOk(route.wrap(result), callback)
@@ -118,7 +118,7 @@ export function mountUtilRoutes(app: Hono, deps: Deps) {
   for (const prefix of ['/api', '/api/1', '/api/2']) {
     for (const route of ROUTES) {
       const path = prefix + route.path
-      app.get(path, (c) => handler(c.req.raw, route, executionContextOf(c)))
+      app.get(path, (c) => handler(c.req.raw, route))
       app.on(['POST', 'PUT', 'DELETE', 'PATCH'], path, (c) => c.text('Method Not Allowed', 405))
     }
   }

@@ -2,8 +2,17 @@
 import type { UserRow } from '../context'
 import type { Change } from './changes'
 
+/** A bounded map of derived values. */
+export interface BoundedCache<V> {
+  get(k: string): V | undefined
+  set(k: string, v: V): void
+  delete(k: string): void
+  clear(): void
+  values(): IterableIterator<V>
+}
+
 /** Bounded map: drops the oldest entries once full. */
-class Lru<V> {
+class Lru<V> implements BoundedCache<V> {
   private map = new Map<string, V>()
   constructor(private readonly max: number) {}
   get(k: string) {
@@ -34,8 +43,23 @@ export interface CachedPackage {
   dict: Record<string, unknown>
 }
 
-export class Caches {
+/** This process's caches of derived data; `apply` drops what a batch of changes made stale. */
+export interface Caches {
   /** package_show dicts by dataset id. */
+  readonly packages: BoundedCache<CachedPackage>
+  /** dataset name → id. */
+  readonly packageNames: BoundedCache<string>
+  /** API key → user row (null = no such key). */
+  readonly usersByKey: BoundedCache<UserRow | null>
+  /** user id → (organization/group id → capacity), hierarchy cascade applied. */
+  readonly capacities: BoundedCache<Map<string, string>>
+  /** Bumped whenever cached dataset dicts may have gone stale (see packageDicts). */
+  packageGeneration: number
+  apply(changes: Change[]): void
+}
+
+/** The in-process caches: LRU maps sized for a catalogue of about 20,000 hot datasets. */
+export class LruCaches implements Caches {
   readonly packages = new Lru<CachedPackage>(20000)
   /** dataset name → id. */
   readonly packageNames = new Lru<string>(20000)

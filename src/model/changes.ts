@@ -22,13 +22,27 @@ const PAGE = 2000
 const TAIL_SQL = `SELECT seq, entity_type, entity_id, op FROM change_log WHERE seq > ? ORDER BY seq LIMIT ${PAGE}`
 const HEAD_SQL = 'SELECT seq FROM change_log ORDER BY seq DESC LIMIT 1'
 
+/** Follows the change log: what derived state (caches, config overlay, search) subscribes to. */
+export interface ChangeFeed {
+  /** The newest seq delivered to the listeners (0 before the first round). */
+  readonly lastSeq: number
+  /** Forgets this turn's probe: called after a local commit so the next read looks again. */
+  touched(): void
+  subscribe(listener: ChangeListener): void
+  /**
+   * Delivers every entry committed before the call began. `shareTurn`: accept a probe made
+   * earlier in this event-loop turn (request start only).
+   */
+  catchUp(opts?: { shareTurn?: boolean }): Promise<void>
+}
+
 /**
  * Follows the change log of one database. `catchUp()` applies every entry committed before
  * the call began to each listener, so a read that awaits it sees every write that committed
  * before the read started, whichever process or isolate made it. Concurrent callers share
  * the queries: a caller joins the next round, never one already in flight.
  */
-export class ChangeFeed {
+export class LogChangeFeed implements ChangeFeed {
   private seq: number | null = null
   private listeners: ChangeListener[] = []
   private running: Promise<void> | null = null

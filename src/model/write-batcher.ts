@@ -22,12 +22,17 @@ const toRaw = (s: Stmt): RawStatement => {
   return { sql: q.sql, args: q.params as RawStatement['args'] }
 }
 
+/** Commits a batch of statements atomically: all of them or none. */
+export interface BatchWriter {
+  write(stmts: Stmt[]): Promise<void>
+}
+
 /**
  * Collects the batches submitted during one turn of the event loop and commits them as one
  * transaction. Each caller still gets all-or-nothing: if the combined transaction fails, every
  * batch is retried on its own so that only the faulty one fails.
  */
-export class WriteBatcher {
+export class WriteBatcher implements BatchWriter {
   private queue: Pending[] = []
   private scheduled = false
 

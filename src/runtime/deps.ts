@@ -1,19 +1,20 @@
-// buildDeps(): the per-process dependencies, shared by both runtime entries and the tests.
+// The composition root: builds every per-process service once, for both runtime entries and the tests.
 import type { Config } from '../config/load'
 import type { Deps } from '../context'
 import { nowIso } from '../context'
 import type { CatalogDb } from '../db/types'
 import { clientExecutor, clientReader, type ReadExecutor, type WriteExecutor } from '../db/executor'
-import { Caches } from '../model/cache'
-import { ChangeFeed } from '../model/changes'
+import { registry } from '../actions'
+import { LruCaches } from '../model/cache'
+import { LogChangeFeed } from '../model/changes'
 import { WriteBatcher } from '../model/write-batcher'
 import { loadRuntimeConfig } from '../model/config'
-import { SearchService, type SearchServiceOptions } from '../search/service'
+import { MemorySearchService, type SearchServiceOptions } from '../search/service'
 import type { DatastoreDb } from '../datastore/store'
 import { ensureRegistry } from '../datastore/registry'
 
 export interface BuildOptions {
-  /** A cheap way to read the newest change-log seq (see ChangeFeed). */
+  /** A cheap way to read the newest change-log seq (see LogChangeFeed). */
   headProbe?: () => number | Promise<number>
   /** Runs write transactions; default: the libSQL client's batch. */
   writeExecutor?: WriteExecutor
@@ -25,14 +26,15 @@ export interface BuildOptions {
 }
 
 export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}): Deps {
-  const caches = new Caches()
+  const caches = new LruCaches()
   const read = opts.readExecutor ?? clientReader(db.$client)
-  const changes = new ChangeFeed(read, opts.headProbe)
+  const changes = new LogChangeFeed(read, opts.headProbe)
+  // Listeners run in order: caches first, so the dicts search re-reads are never stale ones.
   changes.subscribe((batch) => caches.apply(batch))
   changes.subscribe(async (batch) => {
     if (batch.some((c) => c.entity_type === 'config')) await loadRuntimeConfig(db, config)
   })
-  const deps: Deps = {
+  const services = {
     db,
     config,
     changes,
@@ -41,12 +43,10 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     newId: () => crypto.randomUUID(),
     writer: new WriteBatcher(opts.writeExecutor ?? clientExecutor(db.$client), () => changes.touched()),
     read,
-    search: undefined as unknown as SearchService,
     datastore: opts.datastore,
+    actions: registry,
   }
-  // subscribes after the caches, so dicts it re-reads are never stale ones
-  deps.search = new SearchService(deps, opts.search)
-  return deps
+  return { ...services, search: new MemorySearchService(services, opts.search) }
 }
 
 /** Loads what a fresh process needs before serving (runtime config overlay). */

@@ -27,20 +27,12 @@ if (created || (await listSysadmins(deps)).length <= 1) {
   )
 }
 
-const nodeExecutionContext = {
-  waitUntil(p: Promise<unknown>) {
-    p.catch((e) => console.error('background work failed', e))
-  },
-  passThroughOnException() {},
-  props: {},
-}
-
 const app = createApp(deps)
 const port = Number(env.PORT ?? 5000)
 const server = serve({
   port,
   hostname: env.HOST ?? '0.0.0.0',
-  fetch: (req) => app.fetch(req, {}, nodeExecutionContext),
+  fetch: (req) => app.fetch(req),
 })
 console.log(`Listening on http://localhost:${port} (database ${url})`)
 // Load (or build) the search index now, so the first package_search does not wait for it.

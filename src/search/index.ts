@@ -41,6 +41,18 @@ export type PhraseChecker = (
   leaf: { type: 'term' | 'phrase'; text: string; slop: number },
 ) => Promise<Set<string>>
 
+/**
+ * The process's search: an index kept in step with the change log. `ready()` applies every
+ * change the feed has delivered before it answers.
+ */
+export interface SearchService {
+  ready(): Promise<SearchIndex>
+  /** Whether the index is in memory yet. */
+  readonly loaded: boolean
+  /** Stores the index as a snapshot for cold starts. */
+  writeSnapshot(): Promise<void>
+}
+
 export interface SearchIndex {
   search(req: SearchRequest): Promise<SearchHits>
   /** Adds or replaces a dataset's document. */

@@ -1,10 +1,10 @@
 // Keeps this process's search index in step with the change log; loads and writes snapshots.
-import type { ActionContext, Deps } from '../context'
+import { systemContext, type ActionContext, type Deps } from '../context'
 import type { Change } from '../model/changes'
 import { packageDicts } from '../model/package'
 import { analyzeGenericIndexTokens, analyzeGenericQueryTokens, analyzeIndexTokens, analyzeQueryTokens, type Token } from './analysis'
 import { indexDocument, phraseSources, type DocumentOptions, type IndexDoc } from './document'
-import type { PhraseChecker } from './index'
+import type { PhraseChecker, SearchIndex, SearchService } from './index'
 import { MemoryIndex } from './minisearch'
 import { decodeSnapshot, encodeSnapshot } from './snapshot'
 
@@ -24,7 +24,7 @@ export interface SearchServiceOptions {
  * One per process (isolate). Before a search, `ready()` re-reads every dataset the change log
  * named since the last search, so a search sees every write committed before it started.
  */
-export class SearchService {
+export class MemorySearchService implements SearchService {
   private index: MemoryIndex | null = null
   private loading: Promise<void> | null = null
   private running: Promise<void> | null = null
@@ -38,7 +38,7 @@ export class SearchService {
   private coveredSeq = 0
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: Omit<Deps, 'search'>,
     private readonly opts: SearchServiceOptions = {},
   ) {
     deps.changes.subscribe((changes) => this.onChanges(changes))
@@ -56,7 +56,7 @@ export class SearchService {
   }
 
   /** The index with every change the feed has delivered applied. */
-  async ready(): Promise<MemoryIndex> {
+  async ready(): Promise<SearchIndex> {
     if (!this.index) await (this.loading ??= this.load().finally(() => (this.loading = null)))
     while (this.pending.size || this.pendingGroups.size || this.pendingVocabularies.size) {
       await (this.running ??= this.refresh().finally(() => (this.running = null)))
@@ -69,7 +69,7 @@ export class SearchService {
   }
 
   private ctx(): ActionContext {
-    return { ...this.deps, user: null, memo: new Map(), defer: () => {} }
+    return systemContext({ ...this.deps, search: this })
   }
 
   private async documentOptions(): Promise<DocumentOptions> {

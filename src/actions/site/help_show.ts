@@ -3,7 +3,6 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { reqString } from '../../validation/fields'
 import { NotFound } from '../../errors'
-import { registry } from '../index'
 
 export const helpShow = defineAction({
   name: 'help_show',
@@ -18,8 +17,8 @@ export const helpShow = defineAction({
 :raises: NotFound if the action function doesn't exist`,
   auth: 'anyone',
   params: z.object({ name: reqString }),
-  async run(_ctx, { name }) {
-    const action = registry.get(name)
+  async run(ctx, { name }) {
+    const action = ctx.actions.get(name)
     if (!action) throw new NotFound('Action function not found')
     return action.help || null
   },
