@@ -4,7 +4,7 @@ import type { ActionContext } from '../../context'
 import { ValidationError } from '../../errors'
 import { requireCanCreateGroup } from '../../auth/group'
 import { SHOW_DEFAULTS, groupDict, kindOf } from '../../model/group'
-import { groupParams, saveGroup } from '../../model/member'
+import { groupParams, saveGroup } from '../../model/group-write'
 
 const help = (kind: string) => `Create a new ${kind}.
 

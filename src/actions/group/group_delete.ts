@@ -5,7 +5,7 @@ import { idOrName } from '../../validation/fields'
 import { ValidationError } from '../../errors'
 import { kindOf, loadGroup } from '../../model/group'
 import { requireCanDeleteGroup } from '../../auth/group'
-import { ownsLiveDatasets, removeGroup } from '../../model/member'
+import { ownsLiveDatasets, removeGroup } from '../../model/group-write'
 import { NOT_FOUND } from './group_update'
 
 const help = (kind: string) => `Delete a ${kind}.

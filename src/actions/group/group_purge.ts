@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { idOrName } from '../../validation/fields'
 import { kindOf, loadGroup } from '../../model/group'
-import { removeGroup } from '../../model/member'
+import { removeGroup } from '../../model/group-write'
 import { requireSysadmin } from '../../auth/caller'
 
 const help = (kind: string) => `Purge a ${kind}.

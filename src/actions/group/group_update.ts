@@ -8,7 +8,7 @@ import {
   type GroupDictOptions,
   type GroupRow,
 } from '../../model/group'
-import { groupParams, saveGroup } from '../../model/member'
+import { groupParams, saveGroup } from '../../model/group-write'
 import { requireCanEditGroup } from '../../auth/group'
 
 /** ckan: update and patch return the dict with up to 10 datasets and no follower count. */
