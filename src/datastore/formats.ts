@@ -17,6 +17,8 @@
 // - XML is ElementTree output: attributes in insertion order (`xsi:nil` before `key`), empty
 //   text or no children self-closes as `<x />`, tag names are written unescaped.
 
+import { asciiJsonString } from '../lib/json'
+
 export interface OutField {
   id: string
   type: string
@@ -189,24 +191,9 @@ function toJson(v: unknown, st: JsonStyle): string {
   return '{' + out + '}'
 }
 
-/** Python json.dumps string with ensure_ascii: everything outside ' '..'~' as \uXXXX. */
-function asciiJson(s: string): string {
-  const t = JSON.stringify(s)
-  let out = ''
-  let last = 0
-  for (let i = 0; i < t.length; i++) {
-    const c = t.charCodeAt(i)
-    if (c > 0x7e) {
-      out += t.slice(last, i) + '\\u' + c.toString(16).padStart(4, '0')
-      last = i + 1
-    }
-  }
-  return last === 0 ? t : out + t.slice(last)
-}
-
 // PG's escape_json and JSON.stringify escape the same characters.
 const PG_JSON: JsonStyle = { num: String, str: JSON.stringify, item: ',', key: ':' }
-const STORED_JSON: JsonStyle = { num: pyNumber, str: asciiJson, item: ', ', key: ': ' }
+const STORED_JSON: JsonStyle = { num: pyNumber, str: asciiJsonString, item: ', ', key: ': ' }
 const DUMP_JSON: JsonStyle = { num: pyNumber, str: JSON.stringify, item: ',', key: ':' }
 
 const arrayStyle = (base: JsonStyle, k: Kind, py: boolean): JsonStyle => ({
