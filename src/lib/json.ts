@@ -1,4 +1,4 @@
-// JSON text as CKAN (Python's json.dumps with ensure_ascii) writes it, and the cache of the JSON text of shared dicts.
+// JSON text as CKAN writes it (json.dumps, ensure_ascii), and a cache of the text of shared dicts.
 
 /** JSON with every non-ASCII character escaped as \uXXXX, as CKAN emits it. */
 export function asciiJson(value: unknown): string {

@@ -1,4 +1,4 @@
-// Python's repr() and str() of JSON values and floats, for the messages and outputs CKAN prints with them.
+// Python's repr() and str() of JSON values and floats, as CKAN prints them in messages and files.
 
 /** Python's spelling of null and the booleans; undefined for anything else. */
 function pyConstant(v: unknown): string | undefined {
@@ -11,7 +11,11 @@ function pyConstant(v: unknown): string | undefined {
  */
 function strRepr(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'"
-  const body = s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')
+  const body = s
+    .replace(/\\/g, '\\\\')
+    .replace(/\n/g, '\\n')
+    .replace(/\r/g, '\\r')
+    .replace(/\t/g, '\\t')
   return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote
 }
 

@@ -27,7 +27,7 @@ describe('pyRepr of a string (package_search messages, formerly model/search-res
   })
 })
 
-describe('pyRepr of a key value (datastore_upsert "key not found", formerly records.ts reprValue)', () => {
+describe('pyRepr of a key value (datastore "key not found", formerly records.ts reprValue)', () => {
   it.each([
     [null, 'None'],
     [undefined, 'None'],
