@@ -1,9 +1,9 @@
 // What every action declares: name, help, GET-ability, auth rule, params schema and run.
 import type { z } from 'zod'
 import type { ActionContext } from '../context'
+import type { DataDict } from '../data-dict'
 
-/** The data dict as it arrived: JSON body, form fields or query string. Untrusted. */
-export type DataDict = Record<string, unknown>
+export type { DataDict } from '../data-dict'
 
 /** 'anyone' | 'logged-in' | 'sysadmin', or a check that throws NotAuthorized / NotFound. */
 export type AuthRule =

@@ -1,6 +1,6 @@
 // Request → data dict, in CKAN's order: form fields, then the query string (reads), then a JSON body.
 import { BadRequest } from '../errors'
-import type { DataDict } from '../actions/action'
+import type { DataDict } from '../data-dict'
 import { pyReprBrief } from '../lib/py-repr'
 
 /** Largest request body accepted (uploads included). */

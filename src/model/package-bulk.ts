@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { and, eq, inArray, or } from 'drizzle-orm'
 import type { ActionContext } from '../context'
-import type { DataDict } from '../actions/action'
+import type { DataDict } from '../data-dict'
 import { changeLog, groups, packages } from '../db/schema'
 import { NotAuthorized } from '../errors'
 import { hasPermission } from '../auth/permissions'
