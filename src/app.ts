@@ -2,7 +2,7 @@
 import { Hono } from 'hono'
 import type { Deps } from './context'
 import { mountActionRoutes } from './http/action-route'
-import { asciiJson } from './http/envelope'
+import { asciiJson } from './lib/json'
 import { mountUtilRoutes } from './http/util-routes'
 import { mountDumpRoute } from './http/dump-route'
 

@@ -17,6 +17,9 @@
 // - XML is ElementTree output: attributes in insertion order (`xsi:nil` before `key`), empty
 //   text or no children self-closes as `<x />`, tag names are written unescaped.
 
+import { asciiJsonString } from '../lib/json'
+import { expForm, pyFloatRepr, pyNumber } from '../lib/py-repr'
+
 export interface OutField {
   id: string
   type: string
@@ -38,14 +41,6 @@ export const BOM = '\uFEFF'
 type Num = (n: number) => string
 
 // ---- numbers --------------------------------------------------------------------------------
-
-/** printf-style exponent form from JS's shortest digits: 1e-7 → 1e-07, 1.5e300 → 1.5e+300. */
-function expForm(n: number): string {
-  const s = n.toExponential()
-  const e = s.indexOf('e')
-  const digits = s.slice(e + 2)
-  return s.slice(0, e + 2) + (digits.length < 2 ? '0' + digits : digits)
-}
 
 /**
  * printf %g-style text with shortest digits: fixed for 1e-4 <= |n| < limit. JS String() is
@@ -72,19 +67,6 @@ function float4Value(n: number): number {
 const pgFloat8 = (n: number) => shortest(n, 1e15)
 const pgFloat4 = (n: number) => shortest(float4Value(n), 1e6)
 
-/** Python float repr. */
-function pyRepr(n: number): string {
-  const a = Math.abs(n)
-  if (a === 0) return Object.is(n, -0) ? '-0.0' : '0.0'
-  if (!Number.isFinite(n)) return String(n)
-  if (a < 1e-4 || a >= 1e16) return expForm(n)
-  const s = String(n)
-  return s.includes('.') ? s : s + '.0'
-}
-
-/** A number as Python printed it after a JSON round trip (ints stay ints). */
-const pyNumber: Num = (n) => (Number.isInteger(n) ? String(n) : pyRepr(n))
-
 /** PG numeric output never uses an exponent. */
 function plainDecimal(n: number): string {
   const s = String(n)
@@ -106,7 +88,7 @@ function plainDecimal(n: number): string {
 function pyDecimalText(s: string): string {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i)
-    if (c === 46 || c === 101 || c === 69) return pyRepr(Number(s))
+    if (c === 46 || c === 101 || c === 69) return pyFloatRepr(Number(s))
   }
   return s
 }
@@ -127,13 +109,17 @@ const kind = (copyNum: Num, pyNum: Num, decimal = false, bool = false) =>
   ({ copyNum, pyNum, decimal, bool }) as Kind
 const INT = kind(String, String)
 const FLOAT8 = kind(pgFloat8, (n) =>
-  Number.isInteger(n) && Math.abs(n) < 1e15 ? String(n) : pyRepr(n),
+  Number.isInteger(n) && Math.abs(n) < 1e15 ? String(n) : pyFloatRepr(n),
 )
 const FLOAT4 = kind(pgFloat4, (n) => {
   const d = float4Value(n)
-  return Number.isInteger(d) && Math.abs(d) < 1e6 ? String(d) : pyRepr(d)
+  return Number.isInteger(d) && Math.abs(d) < 1e6 ? String(d) : pyFloatRepr(d)
 })
-const NUMERIC = kind(plainDecimal, (n) => (Number.isInteger(n) ? plainDecimal(n) : pyRepr(n)), true)
+const NUMERIC = kind(
+  plainDecimal,
+  (n) => (Number.isInteger(n) ? plainDecimal(n) : pyFloatRepr(n)),
+  true,
+)
 const BOOL = kind(String, pyNumber, false, true)
 const OTHER = kind(String, pyNumber)
 
@@ -189,24 +175,9 @@ function toJson(v: unknown, st: JsonStyle): string {
   return '{' + out + '}'
 }
 
-/** Python json.dumps string with ensure_ascii: everything outside ' '..'~' as \uXXXX. */
-function asciiJson(s: string): string {
-  const t = JSON.stringify(s)
-  let out = ''
-  let last = 0
-  for (let i = 0; i < t.length; i++) {
-    const c = t.charCodeAt(i)
-    if (c > 0x7e) {
-      out += t.slice(last, i) + '\\u' + c.toString(16).padStart(4, '0')
-      last = i + 1
-    }
-  }
-  return last === 0 ? t : out + t.slice(last)
-}
-
 // PG's escape_json and JSON.stringify escape the same characters.
 const PG_JSON: JsonStyle = { num: String, str: JSON.stringify, item: ',', key: ':' }
-const STORED_JSON: JsonStyle = { num: pyNumber, str: asciiJson, item: ', ', key: ': ' }
+const STORED_JSON: JsonStyle = { num: pyNumber, str: asciiJsonString, item: ', ', key: ': ' }
 const DUMP_JSON: JsonStyle = { num: pyNumber, str: JSON.stringify, item: ',', key: ':' }
 
 const arrayStyle = (base: JsonStyle, k: Kind, py: boolean): JsonStyle => ({

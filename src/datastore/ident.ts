@@ -1,5 +1,4 @@
 // The only way a user-supplied name reaches DataStore SQL: validate with CKAN's rules, then quote.
-import { ValidationError } from '../errors'
 
 /** Longest column name PostgreSQL keeps (CKAN refuses longer headings). */
 export const MAX_FIELD_LENGTH = 63
@@ -33,13 +32,6 @@ export const isValidAliasName = (name: unknown): name is string =>
 /** A double-quoted SQL identifier. Callers must have validated the name first. */
 export function quoteIdent(name: string): string {
   return '"' + name.replaceAll('"', '""') + '"'
-}
-
-/** quoteIdent() of a field name, or the CKAN Validation Error for a bad one. */
-export function fieldIdent(name: unknown): string {
-  if (!isValidFieldName(name))
-    throw new ValidationError({ fields: [`"${String(name)}" is not a valid field name`] })
-  return quoteIdent(name)
 }
 
 /** Names of the internal objects that belong to table `id` (always built from a validated id). */

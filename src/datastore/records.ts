@@ -3,7 +3,7 @@
 import type { InValue } from '@libsql/client'
 import type { RawStatement } from '../db/executor'
 import { ValidationError } from '../errors'
-import { pyRepr } from '../model/search-result'
+import { pyRepr } from '../lib/py-repr'
 import { quoteIdent } from './ident'
 import type { DsTable } from './registry'
 import { makeCoercer, makeDecoder, ValueError } from './values'
@@ -192,7 +192,7 @@ export async function keyedWrites(
     if (!hit) {
       if (method === 'update') {
         const given = t.primary_key.map((c) => rec[c])
-        throw ValidationError.field('key', `key "[${given.map(reprValue).join(', ')}]" not found`)
+        throw ValidationError.field('key', `key "[${given.map(pyRepr).join(', ')}]" not found`)
       }
       let row = stored
       if (transform) {
@@ -226,13 +226,6 @@ export async function keyedWrites(
   }
   flush()
   return out
-}
-
-function reprValue(v: unknown): string {
-  if (typeof v === 'string') return pyRepr(v)
-  if (v === null || v === undefined) return 'None'
-  if (typeof v === 'boolean') return v ? 'True' : 'False'
-  return typeof v === 'object' ? JSON.stringify(v) : String(v)
 }
 
 /**

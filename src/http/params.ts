@@ -1,6 +1,7 @@
 // Request → data dict, in CKAN's order: form fields, then the query string (reads), then a JSON body.
 import { BadRequest } from '../errors'
-import type { DataDict } from '../actions/action'
+import type { DataDict } from '../data-dict'
+import { pyReprBrief } from '../lib/py-repr'
 
 /** Largest request body accepted (uploads included). */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -15,21 +16,10 @@ function decode(buf: ArrayBuffer): string {
   }
 }
 
-/** Python's repr of a decoded JSON value, for CKAN's "decoded to ..." message. */
-function pyRepr(v: unknown): string {
-  if (v === null) return 'None'
-  if (v === true) return 'True'
-  if (v === false) return 'False'
-  if (typeof v === 'string') return `'${v.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`
-  if (typeof v === 'object') return '{...}'
-  return String(v)
-}
-
 function requireDict(v: unknown): DataDict {
   if (v && typeof v === 'object' && !Array.isArray(v)) return v as DataDict
   throw new BadRequest(
-    `JSON Error: Request data JSON decoded to ${pyRepr(v)} but it needs to be a dictionary.`,
+    `JSON Error: Request data JSON decoded to ${pyReprBrief(v)} but it needs to be a dictionary.`,
   )
 }
 

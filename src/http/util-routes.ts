@@ -17,7 +17,8 @@ import { registry } from '../actions'
 import { invoke } from '../actions/invoke'
 import type { DataDict } from '../actions/action'
 import type { Deps } from '../context'
-import { asciiJson, escapeHtml, fail, helpUrl } from './envelope'
+import { asciiJson } from '../lib/json'
+import { escapeHtml, fail, helpUrl } from './envelope'
 import { requestContext } from './action-route'
 
 interface UtilRoute {

@@ -6,7 +6,7 @@ import type { ActionContext } from '../context'
 import { ValidationError, type ErrorDict } from '../errors'
 import { hasPermission } from '../auth/permissions'
 import { packageActivityRow } from './activity'
-import { immutableJson } from '../http/envelope'
+import { immutableJson } from '../lib/json'
 import { changeRow, type Change } from './changes'
 import { forgetPackages, type PackageDict, type PackageRow } from './package'
 import {

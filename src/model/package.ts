@@ -14,7 +14,7 @@ import type { ActionContext } from '../context'
 import { NotFound, ValidationError } from '../errors'
 import { MISSING } from '../validation/fields'
 import { assemblePackageDict, groupEntry, organizationEntry, relationshipEntry } from './package-dict'
-import { markImmutable } from '../http/envelope'
+import { markImmutable } from '../lib/json'
 
 export type PackageRow = typeof packages.$inferSelect
 export type PackageDict = Record<string, unknown> & {

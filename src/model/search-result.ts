@@ -7,13 +7,6 @@ import { LICENSES } from './license'
 type Dict = Record<string, unknown>
 const list = (v: unknown): Dict[] => (Array.isArray(v) ? (v as Dict[]) : [])
 
-/** Python's repr() of a string, as CKAN puts exception arguments into messages. */
-export function pyRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'"
-  const body = s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t')
-  return quote + (quote === "'" ? body.replace(/'/g, "\\'") : body) + quote
-}
-
 const zulu = (v: unknown) => (typeof v === 'string' && v && !v.endsWith('Z') ? v + 'Z' : v)
 
 /**

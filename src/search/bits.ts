@@ -8,8 +8,6 @@ export function setBit(b: Bits, n: number) {
   b[n >>> 5]! |= 1 << (n & 31)
 }
 
-export const hasBit = (b: Bits, n: number) => (b[n >>> 5]! & (1 << (n & 31))) !== 0
-
 export function fromDocs(size: number, docs: Iterable<number>): Bits {
   const b = newBits(size)
   for (const n of docs) b[n >>> 5]! |= 1 << (n & 31)

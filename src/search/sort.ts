@@ -1,5 +1,6 @@
 // package_search's result-shaping parameters: the `sort` clause list and the `facet.*` values.
 import { fail, field, FieldFail, isMissing, naturalNumber, toInt } from '../validation/fields'
+import { pyStr } from '../lib/py-repr'
 
 /** CKAN's default (config `ckan.search.default_package_sort`). */
 export const DEFAULT_SORT = 'score desc, metadata_modified desc'
@@ -49,14 +50,6 @@ export function parseSort(sort: string): SortKey[] {
     keys.push({ field: name, direction })
   })
   return keys
-}
-
-/** Python's str() of a JSON value, for CKAN's "Not a string: x" message. */
-function pyStr(v: unknown): string {
-  if (v === null) return 'None'
-  if (v === true) return 'True'
-  if (v === false) return 'False'
-  return typeof v === 'object' ? JSON.stringify(v) : String(v)
 }
 
 /**

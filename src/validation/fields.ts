@@ -47,11 +47,6 @@ export const reqString = field((v) => (isMissing(v) ? fail(MISSING) : asString(v
 /** Optional string: undefined when absent, null when null, otherwise a string. */
 export const optString = field((v) => (v === undefined ? undefined : v === null ? null : asString(v)))
 
-/** Optional string where "" means null. */
-export const optStringOrNull = field((v) =>
-  v === undefined ? undefined : v === null || v === '' ? null : asString(v),
-)
-
 /** An id or a name of an object (required). */
 export const idOrName = reqString
 
@@ -91,8 +86,6 @@ export function toInt(v: unknown): number | FieldFail {
   return fail('Invalid integer')
 }
 
-export const optInt = field((v) => (isMissing(v) ? undefined : toInt(v)))
-
 export const naturalNumber = (def?: number) =>
   field((v) => {
     if (isMissing(v)) return def
@@ -107,16 +100,6 @@ export const positiveInt = (def?: number) =>
     const n = toInt(v)
     if (n instanceof FieldFail) return n
     return n < 1 ? fail('Must be a postive integer') : n // ckan: sic
-  })
-
-/** A limit with a default and a cap (values above the cap are clamped). */
-export const limitParam = (def: number, max: number) =>
-  field((v) => {
-    if (isMissing(v)) return def
-    const n = toInt(v)
-    if (n instanceof FieldFail) return n
-    if (n < 0) return fail('Must be a natural number')
-    return Math.min(n, max)
   })
 
 /** A list of strings: a list, or a lone string (GET sends one value as a string). */
@@ -136,14 +119,6 @@ export function isEmail(v: string): boolean {
   const local = v.split('@')[0]!
   return !local.startsWith('.') && !local.endsWith('.') && !v.includes('..')
 }
-
-/** Optional e-mail address, checked when non-empty. */
-export const optEmail = field((v) => {
-  if (v === undefined) return undefined
-  if (v === null || v === '') return v === null ? null : ''
-  if (typeof v !== 'string') return fail('Must be a string')
-  return isEmail(v.trim()) ? v.trim() : fail(`Email ${v} is not a valid format`)
-})
 
 /** A JSON object given as an object or as a JSON string. */
 export const jsonObject = field((v) => {

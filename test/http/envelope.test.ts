@@ -1,6 +1,6 @@
 // Pins the wire protocol: envelope shapes, status codes, parameter sources, JSONP, versions.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { asciiJson } from '../../src/http/envelope'
+import { asciiJson } from '../../src/lib/json'
 import { setup, type TestEnv } from '../helpers/setup'
 
 let t: TestEnv

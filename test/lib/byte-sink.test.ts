@@ -1,6 +1,6 @@
-// The dump route's byte sink: text in, UTF-8 blocks out, nothing lost or reordered at block edges.
+// The dumps' byte sink: text in, UTF-8 blocks out, nothing lost or reordered at block edges.
 import { describe, expect, it } from 'vitest'
-import { byteSink } from '../../src/http/dump-route'
+import { byteSink } from '../../src/lib/byte-sink'
 
 function collect(parts: string[]) {
   const chunks: Uint8Array[] = []
