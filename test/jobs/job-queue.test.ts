@@ -291,12 +291,14 @@ describe('claim', () => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', 'test/helpers/claim-jobs.ts', file, 'race'],
-      {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      },
+      { stdio: ['pipe', 'pipe', 'pipe'] },
     )
+    // listened to from the start: the child may exit before we read its last line
+    const exited = new Promise<number | null>((r) => child.once('exit', r))
+    let stderr = ''
+    child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()))
     const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
-    expect((await lines.next()).value).toBe('ready')
+    expect((await lines.next()).value, stderr).toBe('ready')
     child.stdin!.write('go\n')
     const mine: string[] = []
     for (
@@ -307,8 +309,9 @@ describe('claim', () => {
       mine.push(job.id)
       expect(await jobs.finish(job, { by: 'test' })).toBe(true)
     }
-    const theirs = JSON.parse((await lines.next()).value as string) as string[]
-    await new Promise((r) => child.once('exit', r))
+    const last = (await lines.next()).value as string | undefined
+    expect(await exited, stderr).toBe(0)
+    const theirs = JSON.parse(last!) as string[]
     expect(mine.length + theirs.length).toBe(total)
     expect(new Set([...mine, ...theirs])).toEqual(ids)
     // both really took part (the child starts on our "go", so the claims overlap)
