@@ -44,7 +44,7 @@ export function nodeBlobStore(root: string): BlobStore {
   }
   const sidecarOf = (path: string) => join(dirname(path), `.${basename(path)}.meta.json`)
   const tempOf = (path: string, what: string) =>
-    join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.${what}.tmp`)
+    join(dirname(path), `.${what}-${randomBytes(8).toString('hex')}.tmp`)
 
   /** The blob's size and content type, from an open handle (so a concurrent put cannot mix them). */
   async function infoOf(path: string, fh: FileHandle): Promise<BlobInfo | undefined> {

@@ -91,7 +91,8 @@ export class BlobStoreNotConfigured extends Error {
 }
 
 const MAX_KEY_BYTES = 1024 // R2's limit
-const MAX_SEGMENT_BYTES = 255 // most file systems' name limit
+// file systems allow 255; the file adapter's hidden `.<name>.meta.json` beside a file needs 11 more
+const MAX_SEGMENT_BYTES = 200
 const utf8 = new TextEncoder()
 
 /**

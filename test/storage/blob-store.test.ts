@@ -141,7 +141,7 @@ describe('assertBlobKey', () => {
     ['a//b', 'empty path segment'],
     ['a/', 'empty path segment'],
     ['a/ b', 'surrounding spaces'],
-    ['x'.repeat(256), 'longer than 255'],
+    ['x'.repeat(201), 'longer than 200'],
     ['a/'.repeat(600) + 'b', 'longer than 1024'],
   ])('refuses %j (%s)', (key, reason) => {
     expect(() => assertBlobKey(key)).toThrow(InvalidBlobKey)
@@ -275,6 +275,12 @@ describe('nodeBlobStore', () => {
     await expect(store.get('resources/r6/empty.txt', { offset: 0 })).rejects.toThrow(
       RangeNotSatisfiable,
     )
+  })
+
+  it('stores a file of the longest name a key allows, with its content type', async () => {
+    const key = `resources/r0/${'n'.repeat(196)}.csv`
+    await store.put(key, enc.encode('a,b'), { contentType: 'text/csv' })
+    expect(await store.head(key)).toEqual({ size: 3, contentType: 'text/csv' })
   })
 
   it('heads a blob without reading it', async () => {
