@@ -75,8 +75,15 @@ export const OPTIONS: OptionDef[] = [
   o('service.datastore.search.rows_default', 'int', 100, 'Default datastore_search limit.'),
   o('service.datastore.sqlsearch.timeout_ms', 'int', 60000, 'Time limit of one datastore_search_sql query.'),
   // Storage
-  o('service.storage_path', 'string', './data/storage', 'Where uploaded files are stored (Node).'),
+  o('service.storage_path', 'string', './data/uploads', 'Directory of uploaded files on Node (keys such as resources/<id>/<file> below it).'),
   o('service.max_resource_size', 'int', 100, 'Largest accepted upload, in MB.'),
+  // E-mail (CKAN's own keys, without a ckan. prefix)
+  o('smtp.server', 'string', null, 'SMTP server as host or host:port (port 25 by default); unset: no e-mail is sent.'),
+  o('smtp.starttls', 'bool', false, 'Require STARTTLS (fail when the server does not offer it); off: plain SMTP.'),
+  o('smtp.user', 'string', null, 'SMTP login name (needs smtp.password).'),
+  o('smtp.password', 'string', null, 'SMTP password.'),
+  o('smtp.mail_from', 'string', null, 'Sender address of e-mails; the site title is the sender name.'),
+  o('smtp.reply_to', 'string', null, 'Reply-To address of e-mails.'),
 ]
 
 export const OPTIONS_BY_KEY = new Map(OPTIONS.map((d) => [d.key, d]))

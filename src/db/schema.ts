@@ -283,7 +283,7 @@ export const systemInfo = sqliteTable('system_info', {
   value: text(),
 })
 
-/** Background jobs held in named queues. */
+/** Background jobs held in named queues (see src/jobs/job-queue.ts). */
 export const jobs = sqliteTable(
   'job',
   {
@@ -297,6 +297,13 @@ export const jobs = sqliteTable(
     started: text(),
     ended: text(),
     error: text(),
+    /** Claims so far: a job whose runner died is claimed again when its lease expires. */
+    attempts: integer().notNull().default(0),
+    /** The current claim's token: only its holder may finish or fail the job. */
+    lease: text(),
+    lease_until: text(),
+    /** The handler's return value, as JSON. */
+    result: text(),
   },
   (t) => [index('job_queue_idx').on(t.status, t.queue, t.created)],
 )

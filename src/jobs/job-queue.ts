@@ -1,0 +1,336 @@
+// Background jobs kept in the catalogue database: enqueue in a write's own batch, leased claims, CKAN's job dicts.
+import type { Client, InValue, Row } from '@libsql/client'
+import type { RawStatement } from '../db/executor'
+import type { JobKinds } from './job-kinds'
+
+/** ckan: the queue jobs go to when none is named. */
+export const DEFAULT_QUEUE = 'default'
+
+export type JobStatus = 'queued' | 'running' | 'finished' | 'failed'
+
+export interface Job {
+  id: string
+  queue: string
+  title: string | null
+  kind: string
+  payload: unknown
+  status: JobStatus
+  /** Timestamps from deps.now(): CKAN's naive UTC ISO format. */
+  created: string
+  started: string | null
+  ended: string | null
+  /** Why the job failed (the error's stack or message). */
+  error: string | null
+  /** How many times it was claimed. */
+  attempts: number
+  lease_until: string | null
+  /** The handler's return value. */
+  result: unknown
+}
+
+/** A job as its claimer holds it: `lease` proves the claim to finish() and fail(). */
+export interface ClaimedJob extends Job {
+  status: 'running'
+  lease: string
+  lease_until: string
+}
+
+/** A job id, or a claim (id and lease): with a lease, only that claim may settle the job. */
+export type JobRef = string | { id: string; lease: string }
+
+export interface EnqueueInput {
+  kind: string
+  payload?: unknown
+  queue?: string
+  title?: string
+}
+
+export interface JobQueue {
+  /**
+   * The INSERT that enqueues a job, for the caller's own write batch (`ctx.writer.write([...,
+   * statement])`), so the job exists if and only if that write commits.
+   * @throws UnknownJobKind, InvalidJobPayload, TypeError (bad queue name)
+   */
+  enqueueStatement(input: EnqueueInput): { id: string; statement: RawStatement }
+  /** Enqueues a job on its own. */
+  enqueue(input: EnqueueInput): Promise<Job>
+  /**
+   * Takes the oldest job of these queues that is queued, or running with an expired lease (its
+   * runner died), marks it running under a new lease of `leaseMs`, and returns it. One statement,
+   * so two processes never get the same job. A job whose expired lease already had `maxAttempts`
+   * claims is failed instead of claimed again.
+   */
+  claim(queues: string[], leaseMs: number): Promise<ClaimedJob | undefined>
+  /** Extends a claim's lease; false when the claim is no longer the job's. */
+  renew(job: { id: string; lease: string }, leaseMs: number): Promise<boolean>
+  /** Marks a running job finished with its result (JSON); false when it was not running (or the lease is not its). */
+  finish(job: JobRef, result?: unknown): Promise<boolean>
+  /** Marks a running job failed with the error; false when it was not running (or the lease is not its). */
+  fail(job: JobRef, error: unknown): Promise<boolean>
+  /** Jobs oldest first; by default the queued ones of every queue (CKAN's job_list). */
+  list(opts?: { queues?: string[]; status?: JobStatus[] }): Promise<Job[]>
+  show(id: string): Promise<Job | undefined>
+  /** Deletes a job that is still queued; false when there is none (running, done, or unknown). */
+  cancel(id: string): Promise<boolean>
+  /**
+   * Deletes the queued jobs of these queues (of every queue without them) and returns the names
+   * of the queues cleared: the given ones, else those that held queued jobs (CKAN's job_clear).
+   */
+  clear(queues?: string[]): Promise<string[]>
+  /** Deletes finished and failed jobs that ended before `before` (a now()-style timestamp). */
+  purge(before: string): Promise<number>
+}
+
+export interface JobQueueDeps {
+  /** CKAN-format timestamps (deps.now); leases are computed from them. */
+  now: () => string
+  newId: () => string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  kinds: JobKinds<any>
+  /** Claims a job may get before an expired lease fails it (default 3). */
+  maxAttempts?: number
+}
+
+/** ckan: the job dict of job_list / job_show (created to the second, no time zone). */
+export function jobToDict(job: Job): {
+  id: string
+  title: string | null
+  created: string
+  queue: string
+} {
+  return { id: job.id, title: job.title, created: job.created.slice(0, 19), queue: job.queue }
+}
+
+/** A now()-style timestamp `ms` later (the same format, so timestamps compare as text). */
+export function addMs(iso: string, ms: number): string {
+  const t = Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(iso) ? iso : iso + 'Z')
+  if (Number.isNaN(t)) throw new Error(`Unreadable timestamp ${JSON.stringify(iso)}`)
+  return new Date(t + ms).toISOString().slice(0, 23) + '000'
+}
+
+function checkQueue(queue: unknown): string {
+  // eslint-disable-next-line no-control-regex
+  if (
+    typeof queue !== 'string' ||
+    !queue ||
+    queue.length > 100 ||
+    /[\u0000-\u001f\u007f]/.test(queue)
+  )
+    throw new TypeError(`Invalid queue name ${JSON.stringify(queue)}`)
+  return queue
+}
+
+function checkQueues(queues: string[]): string[] {
+  if (!Array.isArray(queues) || queues.length === 0) throw new TypeError('No queue named')
+  return [...new Set(queues.map(checkQueue))]
+}
+
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ')
+
+const describeError = (e: unknown): string =>
+  e instanceof Error
+    ? (e.stack ?? `${e.name}: ${e.message}`)
+    : typeof e === 'string'
+      ? e
+      : (JSON.stringify(e) ?? String(e))
+
+const parseJson = (text: unknown): unknown => (typeof text === 'string' ? JSON.parse(text) : null)
+
+const COLUMNS =
+  'id, queue, title, kind, payload, status, created, started, ended, error, attempts, lease, lease_until, result'
+
+function rowToJob(r: Row): Job {
+  const str = (k: string) => (r[k] === null || r[k] === undefined ? null : String(r[k]))
+  return {
+    id: String(r.id),
+    queue: String(r.queue),
+    title: str('title'),
+    kind: String(r.kind),
+    payload: parseJson(r.payload),
+    status: String(r.status) as JobStatus,
+    created: String(r.created),
+    started: str('started'),
+    ended: str('ended'),
+    error: str('error'),
+    attempts: Number(r.attempts),
+    lease_until: str('lease_until'),
+    result: parseJson(r.result),
+  }
+}
+
+/** SQLITE_BUSY and friends: another connection holds the write lock longer than busy_timeout. */
+const isBusy = (e: unknown): boolean => {
+  const err = e as { code?: string; extendedCode?: string; cause?: unknown; message?: string }
+  if (/SQLITE_BUSY|database is locked/i.test(`${err?.code} ${err?.extendedCode} ${err?.message}`))
+    return true
+  return err?.cause ? isBusy(err.cause) : false
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * The JobQueue over a libSQL client: the embedded file on Node, HTTP (`@libsql/client/web`) on
+ * Workers. Writes that must be atomic are single statements or one `batch` (BEGIN IMMEDIATE).
+ */
+export function libsqlJobQueue(client: Client, deps: JobQueueDeps): JobQueue {
+  const maxAttempts = deps.maxAttempts ?? 3
+
+  async function write<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn()
+      } catch (e) {
+        if (!isBusy(e) || attempt >= 5) throw e
+        await sleep(20 * attempt + Math.random() * 20)
+      }
+    }
+  }
+
+  const exec = (sql: string, args: InValue[]) => write(() => client.execute({ sql, args }))
+
+  function settle(
+    job: JobRef,
+    status: 'finished' | 'failed',
+    column: 'result' | 'error',
+    value: string,
+  ) {
+    const [id, lease] = typeof job === 'string' ? [job, null] : [job.id, job.lease]
+    return exec(
+      `UPDATE job SET status = ?, ended = ?, ${column} = ?, lease = NULL, lease_until = NULL
+       WHERE id = ? AND status = 'running'${lease === null ? '' : ' AND lease = ?'}`,
+      [status, deps.now(), value, id, ...(lease === null ? [] : [lease])],
+    ).then((rs) => rs.rowsAffected > 0)
+  }
+
+  const queue: JobQueue = {
+    enqueueStatement(input) {
+      const queueName = checkQueue(input.queue ?? DEFAULT_QUEUE)
+      const { json, title } = deps.kinds.prepare(input.kind, input.payload)
+      const id = deps.newId()
+      return {
+        id,
+        statement: {
+          sql: `INSERT INTO job (id, queue, title, kind, payload, status, created, attempts)
+                VALUES (?, ?, ?, ?, ?, 'queued', ?, 0)`,
+          args: [id, queueName, input.title ?? title, input.kind, json, deps.now()],
+        },
+      }
+    },
+
+    async enqueue(input) {
+      const { id, statement } = queue.enqueueStatement(input)
+      await write(() => client.execute(statement))
+      return (await queue.show(id))!
+    },
+
+    async claim(queues, leaseMs) {
+      const names = checkQueues(queues)
+      if (!Number.isSafeInteger(leaseMs) || leaseMs <= 0)
+        throw new TypeError(`Invalid lease ${leaseMs}`)
+      const now = deps.now()
+      const lease = deps.newId()
+      const inQueues = `queue IN (${marks(names.length)})`
+      const [, claimed] = await write(() =>
+        client.batch(
+          [
+            {
+              sql: `UPDATE job SET status = 'failed', ended = ?, lease = NULL, lease_until = NULL,
+                      error = 'Lease expired after ' || attempts || ' attempts: the runner stopped'
+                    WHERE ${inQueues} AND status = 'running' AND lease_until < ? AND attempts >= ?`,
+              args: [now, ...names, now, maxAttempts],
+            },
+            {
+              sql: `UPDATE job SET status = 'running', started = ?, ended = NULL, error = NULL,
+                      attempts = attempts + 1, lease = ?, lease_until = ?
+                    WHERE id = (
+                      SELECT id FROM job WHERE ${inQueues}
+                        AND (status = 'queued' OR (status = 'running' AND lease_until < ?))
+                      ORDER BY created, rowid LIMIT 1)
+                    RETURNING ${COLUMNS}`,
+              args: [now, lease, addMs(now, leaseMs), ...names, now],
+            },
+          ],
+          'write',
+        ),
+      )
+      const row = claimed?.rows[0]
+      return row ? ({ ...rowToJob(row), lease: String(row.lease) } as ClaimedJob) : undefined
+    },
+
+    async renew(job, leaseMs) {
+      const rs = await exec(
+        `UPDATE job SET lease_until = ? WHERE id = ? AND lease = ? AND status = 'running'`,
+        [addMs(deps.now(), leaseMs), job.id, job.lease],
+      )
+      return rs.rowsAffected > 0
+    },
+
+    finish(job, result) {
+      let json: string
+      try {
+        json = JSON.stringify(result ?? null)
+      } catch (e) {
+        return Promise.reject(e)
+      }
+      return settle(job, 'finished', 'result', json)
+    },
+
+    fail(job, error) {
+      return settle(job, 'failed', 'error', describeError(error))
+    },
+
+    async list(opts = {}) {
+      const where: string[] = []
+      const args: InValue[] = []
+      const status = opts.status ?? ['queued']
+      where.push(`status IN (${marks(status.length)})`)
+      args.push(...status)
+      // ckan: an empty list of queues means every queue, as no list does
+      if (opts.queues?.length) {
+        const names = checkQueues(opts.queues)
+        where.push(`queue IN (${marks(names.length)})`)
+        args.push(...names)
+      }
+      const rs = await client.execute({
+        sql: `SELECT ${COLUMNS} FROM job WHERE ${where.join(' AND ')} ORDER BY created, rowid`,
+        args,
+      })
+      return rs.rows.map(rowToJob)
+    },
+
+    async show(id) {
+      const rs = await client.execute({
+        sql: `SELECT ${COLUMNS} FROM job WHERE id = ?`,
+        args: [id],
+      })
+      return rs.rows[0] ? rowToJob(rs.rows[0]) : undefined
+    },
+
+    async cancel(id) {
+      const rs = await exec(`DELETE FROM job WHERE id = ? AND status = 'queued'`, [id])
+      return rs.rowsAffected > 0
+    },
+
+    async clear(queues) {
+      if (queues?.length) {
+        const names = checkQueues(queues)
+        await exec(
+          `DELETE FROM job WHERE status = 'queued' AND queue IN (${marks(names.length)})`,
+          names,
+        )
+        return names
+      }
+      const rs = await exec(`DELETE FROM job WHERE status = 'queued' RETURNING queue`, [])
+      return [...new Set(rs.rows.map((r) => String(r.queue)))].sort()
+    },
+
+    async purge(before) {
+      const rs = await exec(
+        `DELETE FROM job WHERE status IN ('finished', 'failed') AND ended < ?`,
+        [before],
+      )
+      return rs.rowsAffected
+    },
+  }
+  return queue
+}
