@@ -8,6 +8,9 @@ import type { Caches } from './model/cache'
 import type { BatchWriter } from './model/write-batcher'
 import type { SearchService } from './search/index'
 import type { DatastoreDb } from './datastore/store'
+import type { BlobStore } from './storage/blob-store'
+import type { JobQueue } from './jobs/job-queue'
+import type { Mailer } from './notify/mailer'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -39,6 +42,12 @@ export interface Deps {
   search: SearchService
   /** The DataStore's own database (user tables); absent where none is configured. */
   datastore?: DatastoreDb
+  /** Uploaded files (a directory on Node, R2 on Workers); says "not configured" where there is none. */
+  blobs: BlobStore
+  /** Background jobs, kept in the catalogue database; enqueue inside the write that causes them. */
+  jobs: JobQueue
+  /** Outgoing e-mail (SMTP on Node); says "not configured" where there is none. */
+  mailer: Mailer
   /** Every action by name (help_show reads it). */
   actions: ReadonlyMap<string, ActionInfo>
 }

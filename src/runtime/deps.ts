@@ -11,6 +11,11 @@ import { WriteBatcher } from '../model/write-batcher'
 import { loadRuntimeConfig } from '../model/config'
 import { MemorySearchService, type SearchServiceOptions } from '../search/service'
 import type { DatastoreDb } from '../datastore/store'
+import { notConfiguredBlobStore, type BlobStore } from '../storage/blob-store'
+import { libsqlJobQueue } from '../jobs/job-queue'
+import type { JobKinds } from '../jobs/job-kinds'
+import { jobKinds } from '../jobs/kinds'
+import { notConfiguredMailer, type Mailer } from '../notify/mailer'
 import { ensureRegistry } from '../datastore/registry'
 
 export interface BuildOptions {
@@ -23,6 +28,12 @@ export interface BuildOptions {
   search?: SearchServiceOptions
   /** The DataStore database (see runtime/node-datastore.ts). */
   datastore?: DatastoreDb
+  /** Where uploads go (runtime/node-blob-store.ts, runtime/worker-blob-store.ts); default: none. */
+  blobs?: BlobStore
+  /** Outgoing mail (runtime/node-mailer.ts); default: none. */
+  mailer?: Mailer
+  /** The job kinds the queue accepts; default: every kind of src/jobs/kinds.ts. */
+  jobKinds?: JobKinds<Deps>
 }
 
 export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}): Deps {
@@ -34,16 +45,21 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
   changes.subscribe(async (batch) => {
     if (batch.some((c) => c.entity_type === 'config')) await loadRuntimeConfig(db, config)
   })
+  const now = nowIso
+  const newId = () => crypto.randomUUID()
   const services = {
     db,
     config,
     changes,
     caches,
-    now: nowIso,
-    newId: () => crypto.randomUUID(),
+    now,
+    newId,
     writer: new WriteBatcher(opts.writeExecutor ?? clientExecutor(db.$client), () => changes.touched()),
     read,
     datastore: opts.datastore,
+    blobs: opts.blobs ?? notConfiguredBlobStore(),
+    jobs: libsqlJobQueue(db.$client, { now, newId, kinds: opts.jobKinds ?? jobKinds }),
+    mailer: opts.mailer ?? notConfiguredMailer(),
     actions: registry,
   }
   return { ...services, search: new MemorySearchService(services, opts.search) }

@@ -5,6 +5,10 @@ import { loadConfig } from '../config/load'
 import { buildDeps, warmUp } from './deps'
 import { openCatalogDb } from './node-db'
 import { datastoreUrl, openDatastore } from './node-datastore'
+import { nodeBlobStore } from './node-blob-store'
+import { nodeMailer } from './node-mailer'
+import { nodeJobRunner } from './node-job-runner'
+import { jobKinds } from '../jobs/kinds'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
 
@@ -16,7 +20,15 @@ const datastore = await openDatastore(
   datastoreUrl(env.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined), url),
   env.DATASTORE_AUTH_TOKEN,
 )
-const deps = buildDeps(config, db, { headProbe, writeExecutor, readExecutor, datastore })
+const deps = buildDeps(config, db, {
+  headProbe,
+  writeExecutor,
+  readExecutor,
+  datastore,
+  blobs: nodeBlobStore(config.str('service.storage_path')),
+  mailer: nodeMailer(config),
+  jobKinds,
+})
 await warmUp(deps)
 
 const { created } = await ensureSiteUser(deps)
@@ -38,6 +50,13 @@ console.log(`Listening on http://localhost:${port} (database ${url})`)
 // Load (or build) the search index now, so the first package_search does not wait for it.
 deps.search.ready().catch((e) => console.error('search index load failed', e))
 
-const stop = () => server.close(() => process.exit(0))
+// Background jobs run in this process, one at a time, polling the queue in the catalogue database.
+const jobs = nodeJobRunner(deps.jobs, jobKinds, deps)
+jobs.start()
+
+const stop = () => {
+  server.close()
+  jobs.stop().finally(() => process.exit(0))
+}
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)

@@ -1,12 +1,16 @@
 // Test harness: a migrated temp-file database, the real app, and a `call` helper.
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config/load'
 import { buildDeps, warmUp } from '../../src/runtime/deps'
 import { openCatalogDb } from '../../src/runtime/node-db'
 import { datastoreUrl, openClientDatastore, openDatastore } from '../../src/runtime/node-datastore'
+import { nodeBlobStore } from '../../src/runtime/node-blob-store'
+import { nodeMailer } from '../../src/runtime/node-mailer'
+import type { JobKinds } from '../../src/jobs/job-kinds'
+import type { Deps } from '../../src/context'
 import { makers } from './make'
 
 /** CKAN's test-ini profile: what CKAN's own API tests run with. */
@@ -38,17 +42,27 @@ export interface CallResult {
 /**
  * `portableDatastore`: the DataStore through the portable `@libsql/client` adapter (Workers' code
  * path: batches, LIMIT/OFFSET streams, EXPLAIN table checks) instead of Node's synchronous one.
+ * `jobKinds`: the kinds the job queue accepts (default: the app's own). Uploads go to an
+ * `uploads` directory beside the database; mail goes to `smtp.server` when an override sets it.
  */
 export async function setup(
   overrides: Record<string, string> = {},
-  opts: { portableDatastore?: boolean } = {},
+  opts: { portableDatastore?: boolean; jobKinds?: JobKinds<Deps> } = {},
 ) {
   const file = tempDbFile()
   const { db, client, headProbe, writeExecutor, readExecutor } = await openCatalogDb(`file:${file}`)
   const config = loadConfig({ ...TEST_PROFILE, ...overrides })
   const dsUrl = datastoreUrl(undefined, `file:${file}`)
   const datastore = opts.portableDatastore ? await openClientDatastore(dsUrl) : await openDatastore(dsUrl)
-  const deps = buildDeps(config, db, { headProbe, writeExecutor, readExecutor, datastore })
+  const deps = buildDeps(config, db, {
+    headProbe,
+    writeExecutor,
+    readExecutor,
+    datastore,
+    blobs: nodeBlobStore(join(dirname(file), 'uploads')),
+    mailer: nodeMailer(config),
+    jobKinds: opts.jobKinds,
+  })
   await warmUp(deps)
   const app = createApp(deps)
 

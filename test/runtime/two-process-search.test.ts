@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-two-'))
 const dbFile = join(dir, 'catalogue.db')
-const basePort = 6000 + Math.floor(Math.random() * 900)
+// Above the ports fetch refuses as unsafe (6000, 6665-6669, ...), below the ephemeral range.
+const basePort = 20000 + Math.floor(Math.random() * 10000)
 const children: ReturnType<typeof spawn>[] = []
 
 function start(port: number): Promise<void> {

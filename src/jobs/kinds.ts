@@ -1,0 +1,8 @@
+// The catalogue's job kinds (kind → payload schema and handler): what the queue accepts and runners run.
+import type { Deps } from '../context'
+import { JobKinds, type JobKind } from './job-kinds'
+
+/** Every kind, in one list; a new kind is defined in its own file and added here. */
+const KINDS: JobKind<Deps>[] = []
+
+export const jobKinds = new JobKinds<Deps>(KINDS)
