@@ -230,6 +230,13 @@ export function libsqlJobQueue(client: Client, deps: JobQueueDeps): JobQueue {
       const now = deps.now()
       const lease = deps.newId()
       const inQueues = `queue IN (${marks(names.length)})`
+      const due = `${inQueues} AND (status = 'queued' OR (status = 'running' AND lease_until < ?))`
+      // Most polls find nothing: a read answers them without taking the database's write lock.
+      const waiting = await client.execute({
+        sql: `SELECT 1 FROM job WHERE ${due} LIMIT 1`,
+        args: [...names, now],
+      })
+      if (!waiting.rows.length) return undefined
       const [, claimed] = await write(() =>
         client.batch(
           [
@@ -243,9 +250,7 @@ export function libsqlJobQueue(client: Client, deps: JobQueueDeps): JobQueue {
               sql: `UPDATE job SET status = 'running', started = ?, ended = NULL, error = NULL,
                       attempts = attempts + 1, lease = ?, lease_until = ?
                     WHERE id = (
-                      SELECT id FROM job WHERE ${inQueues}
-                        AND (status = 'queued' OR (status = 'running' AND lease_until < ?))
-                      ORDER BY created, rowid LIMIT 1)
+                      SELECT id FROM job WHERE ${due} ORDER BY created, rowid LIMIT 1)
                     RETURNING ${COLUMNS}`,
               args: [now, lease, addMs(now, leaseMs), ...names, now],
             },

@@ -239,6 +239,19 @@ describe('claim', () => {
     expect(await jobs.renew({ id: claimed.id, lease: 'not-the-lease' }, 1000)).toBe(false)
   })
 
+  it('answers an idle poll without the write lock, so polling never waits on writers', async () => {
+    const writer = createClient({ url: `file:${file}` })
+    try {
+      const tx = await writer.transaction('write') // another connection is mid-write
+      expect(await jobs.claim(['default'], 1000)).toBeUndefined()
+      await tx.rollback()
+      await jobs.enqueue({ kind: 'echo', payload: { text: 'after' } })
+      expect((await jobs.claim(['default'], 1000))?.status).toBe('running')
+    } finally {
+      writer.close()
+    }
+  })
+
   it('refuses an empty queue list or a lease that is not a positive integer', async () => {
     await expect(jobs.claim([], 1000)).rejects.toThrow(TypeError)
     await expect(jobs.claim(['default'], 0)).rejects.toThrow(TypeError)
