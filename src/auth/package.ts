@@ -82,6 +82,20 @@ export async function canCreatePackage(ctx: ActionContext, ownerOrg: string | nu
   return canEditPackage(ctx, { owner_org: null }, 'create_dataset')
 }
 
+/**
+ * ckan owner_org validator: a dataset may go into an organization where the caller holds
+ * create_dataset (a Validation Error, not a refusal, when not).
+ */
+export const canAddDatasetToOrg = (ctx: ActionContext, orgId: string) =>
+  hasPermission(ctx, orgId, 'create_dataset')
+
+/**
+ * ckan package_membership_list_save: a dataset's update adds it to, or takes it out of, only the
+ * groups the caller may read; memberships in other groups are kept as they are.
+ */
+export const canChangeDatasetGroup = (ctx: ActionContext, groupId: string) =>
+  hasPermission(ctx, groupId, 'read')
+
 /** Groups being added to a dataset need manage_group there; ones it is already in do not. */
 async function requireGroupsManageable(ctx: ActionContext, refs: string[], current: Set<string>) {
   if (!refs.length) return

@@ -10,7 +10,7 @@ import {
   tags,
 } from '../db/schema'
 import type { ActionContext } from '../context'
-import { hasPermission } from '../auth/permissions'
+import { canChangeDatasetGroup } from '../auth/package'
 import { changeRow } from './changes'
 import type { PackageDict } from './package'
 import type { ResourceInput } from './package-validate'
@@ -124,13 +124,13 @@ export async function planGroups(
   const result = [] as ReturnType<typeof groupEntry>[]
   const removed: string[] = []
   for (const g of now) {
-    if (wanted.has(g.id) || !(await hasPermission(ctx, g.id, 'read'))) result.push(g)
+    if (wanted.has(g.id) || !(await canChangeDatasetGroup(ctx, g.id))) result.push(g)
     else removed.push(g.id)
   }
   const added: GroupRow[] = []
   for (const g of wanted.values()) {
     if (now.some((c) => c.id === g.id)) continue
-    if (current && !(await hasPermission(ctx, g.id, 'read'))) continue
+    if (current && !(await canChangeDatasetGroup(ctx, g.id))) continue
     added.push(g)
     result.push(groupEntry(g, siteUrl))
   }

@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm'
 import { activities, changeLog, packageExtras, packages } from '../db/schema'
 import type { ActionContext } from '../context'
 import { ValidationError, type ErrorDict } from '../errors'
-import { hasPermission } from '../auth/permissions'
+import { canAddDatasetToOrg } from '../auth/package'
 import { packageActivityRow } from './activity'
 import { immutableJson } from '../lib/json'
 import { changeRow, type Change } from './changes'
@@ -97,7 +97,7 @@ async function resolve(
     else if (
       org.id !== target?.owner_org &&
       !ctx.ignoreAuth &&
-      !(await hasPermission(ctx, org.id, 'create_dataset'))
+      !(await canAddDatasetToOrg(ctx, org.id))
     )
       addError(errors, 'owner_org', 'You cannot add a dataset to this organization')
     else out.org = org
