@@ -1,12 +1,14 @@
-// createApp(deps): the Hono application shared by the Node server, the Worker and the tests.
+// createApp(source): the Hono application shared by the Node server, the Worker and the tests.
 import { Hono } from 'hono'
-import type { Deps } from './context'
+import { depsResolver, type DepsSource } from './http/deps-source'
 import { mountActionRoutes } from './http/action-route'
 import { asciiJson } from './lib/json'
 import { mountUtilRoutes } from './http/util-routes'
 import { mountDumpRoute } from './http/dump-route'
 
-export function createApp(deps: Deps) {
+/** `source`: the process's Deps, or a way to build them per request (see http/deps-source.ts). */
+export function createApp(source: DepsSource) {
+  const deps = depsResolver(source)
   const app = new Hono()
   const version = (n: number) => () =>
     new Response(asciiJson({ version: n }), {

@@ -7,6 +7,7 @@ import type { ActionContext, Deps } from '../context'
 import { BadRequest } from '../errors'
 import { fail, helpUrl, ok } from './envelope'
 import { readDataDict } from './params'
+import type { DepsResolver } from './deps-source'
 
 /** A per-request context for `deps`, with the caller resolved from the request headers. */
 export async function requestContext(deps: Deps, headers: Headers | null): Promise<ActionContext> {
@@ -18,9 +19,9 @@ export async function requestContext(deps: Deps, headers: Headers | null): Promi
   return ctx
 }
 
-export function mountActionRoutes(app: Hono, deps: Deps) {
+export function mountActionRoutes(app: Hono, source: DepsResolver) {
   const handler = async (req: Request, name: string): Promise<Response> => {
-    const help = helpUrl(deps.config.str('service.site_url'), name)
+    const help = helpUrl(source.config.str('service.site_url'), name)
     try {
       const action = registry.get(name)
       if (!action) throw new BadRequest(`Action name not known: ${name}`)
@@ -28,6 +29,7 @@ export function mountActionRoutes(app: Hono, deps: Deps) {
         throw new BadRequest('JSON Error: Invalid request. Please use POST method for your request')
       }
       const data = await readDataDict(req, action.readOnly)
+      const deps = await source.of(req)
       // ckan: a `callback` parameter runs the call anonymously (JSONP safety)
       const hasCallback = 'callback' in data
       const callback = hasCallback ? String(data.callback) : undefined

@@ -3,7 +3,7 @@
 import type { Hono } from 'hono'
 import { zValidator } from '@hono/zod-validator'
 import { z } from 'zod'
-import type { Deps } from '../context'
+import type { DepsResolver } from './deps-source'
 import {
   DUMP_FORMATS,
   DumpRefused,
@@ -84,7 +84,7 @@ const text = (body: string, status: number) =>
 
 const refused = (e: DumpRefused) => text(e.message, e.status)
 
-export function mountDumpRoute(app: Hono, deps: Deps) {
+export function mountDumpRoute(app: Hono, source: DepsResolver) {
   app.get(
     '/datastore/dump/:resource_id',
     zValidator('query', query, (r) => {
@@ -97,6 +97,7 @@ export function mountDumpRoute(app: Hono, deps: Deps) {
     async (c) => {
       const name = c.req.param('resource_id')
       const p = c.req.valid('query')
+      const deps = await source.of(c.req.raw)
       const db = deps.datastore
       if (!db) return refused(resourceNotFound())
       const ctx = await requestContext(deps, c.req.raw.headers)

@@ -16,7 +16,7 @@ import type { Hono } from 'hono'
 import { registry } from '../actions'
 import { invoke } from '../actions/invoke'
 import type { DataDict } from '../actions/action'
-import type { Deps } from '../context'
+import type { DepsResolver } from './deps-source'
 import { asciiJson } from '../lib/json'
 import { escapeHtml, fail, helpUrl } from './envelope'
 import { requestContext } from './action-route'
@@ -97,9 +97,9 @@ function finishOk(body: unknown, callback: string | null): Response {
   return new Response(json, { headers: { 'content-type': 'application/json;charset=utf-8' } })
 }
 
-export function mountUtilRoutes(app: Hono, deps: Deps) {
+export function mountUtilRoutes(app: Hono, source: DepsResolver) {
   const handler = async (req: Request, route: UtilRoute) => {
-    const help = helpUrl(deps.config.str('service.site_url'), route.action)
+    const help = helpUrl(source.config.str('service.site_url'), route.action)
     try {
       const args = new URL(req.url).searchParams
       const callback = args.get('callback')
@@ -107,7 +107,7 @@ export function mountUtilRoutes(app: Hono, deps: Deps) {
       let result: unknown[] = []
       if (q) {
         // As on the action route, a JSONP request runs anonymously.
-        const ctx = await requestContext(deps, callback === null ? req.headers : null)
+        const ctx = await requestContext(await source.of(req), callback === null ? req.headers : null)
         result = (await invoke(ctx, registry.get(route.action)!, route.data(q, args))) as unknown[]
       }
       return finishOk(route.wrap(result), callback)

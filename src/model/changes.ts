@@ -8,7 +8,8 @@ export interface Change {
   op: string
 }
 
-export type ChangeListener = (changes: Change[]) => void | Promise<void>
+/** Gets each batch of new entries, and the reader of the request that fetched them (for any I/O). */
+export type ChangeListener = (changes: Change[], read: ReadExecutor) => void | Promise<void>
 
 /** Rows appended to the change log by a write, to be put in that write's batch. */
 export function changeRow(entity_type: string, entity_id: string, op = 'upsert') {
@@ -17,6 +18,14 @@ export function changeRow(entity_type: string, entity_id: string, op = 'upsert')
 
 const nextTurn: (fn: () => void) => void =
   typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0)
+
+const toChanges = (rows: Record<string, unknown>[]): Change[] =>
+  rows.map((r) => ({
+    seq: Number(r.seq),
+    entity_type: String(r.entity_type),
+    entity_id: String(r.entity_id),
+    op: String(r.op),
+  }))
 
 const PAGE = 2000
 const TAIL_SQL = `SELECT seq, entity_type, entity_id, op FROM change_log WHERE seq > ? ORDER BY seq LIMIT ${PAGE}`
@@ -34,6 +43,12 @@ export interface ChangeFeed {
    * earlier in this event-loop turn (request start only).
    */
   catchUp(opts?: { shareTurn?: boolean }): Promise<void>
+  /**
+   * A view of this feed for one request of a runtime that forbids sharing I/O between requests
+   * (workerd): its catch-up reads through `read` and runs a round of its own, never joining
+   * another request's. Listeners and the position are shared.
+   */
+  through(read: ReadExecutor): ChangeFeed
 }
 
 /**
@@ -92,6 +107,41 @@ export class LogChangeFeed implements ChangeFeed {
     return this.next
   }
 
+  through(read: ReadExecutor): ChangeFeed {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const feed = this
+    return {
+      get lastSeq() {
+        return feed.lastSeq
+      },
+      touched() {},
+      subscribe: (listener) => feed.subscribe(listener),
+      catchUp: () => feed.ownRound(read),
+      through: (other) => feed.through(other),
+    }
+  }
+
+  /**
+   * One request's round, sharing nothing in flight: concurrent rounds may deliver the same
+   * entries twice (listeners only invalidate, so that is harmless) and the position only moves on.
+   */
+  private async ownRound(read: ReadExecutor) {
+    if (this.seq === null) {
+      const [last] = await read(HEAD_SQL)
+      this.seq = Math.max(this.seq ?? 0, last ? Number(last.seq) : 0)
+      return
+    }
+    let from = this.seq
+    for (;;) {
+      const rows = toChanges(await read(TAIL_SQL, [from]))
+      if (rows.length === 0) return
+      for (const l of this.listeners) await l(rows, read)
+      from = rows[rows.length - 1]!.seq
+      this.seq = Math.max(this.seq ?? 0, from)
+      if (rows.length < PAGE) return
+    }
+  }
+
   private async round() {
     if (this.seq === null) {
       // A fresh process has no derived state yet: start from the current end of the log.
@@ -109,14 +159,9 @@ export class LogChangeFeed implements ChangeFeed {
       }
     }
     for (;;) {
-      const rows: Change[] = (await this.read(TAIL_SQL, [this.seq])).map((r) => ({
-        seq: Number(r.seq),
-        entity_type: String(r.entity_type),
-        entity_id: String(r.entity_id),
-        op: String(r.op),
-      }))
+      const rows = toChanges(await this.read(TAIL_SQL, [this.seq]))
       if (rows.length === 0) return
-      for (const l of this.listeners) await l(rows)
+      for (const l of this.listeners) await l(rows, this.read)
       this.seq = rows[rows.length - 1]!.seq
       if (rows.length < PAGE) return
     }

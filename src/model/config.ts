@@ -1,14 +1,15 @@
 // Runtime-editable options stored in the database (config_option_update) and their overlay.
 import { systemInfo, changeLog } from '../db/schema'
-import type { CatalogDb } from '../db/types'
+import type { ReadExecutor } from '../db/executor'
 import type { Config } from '../config/load'
 import { OPTIONS, OPTIONS_BY_KEY, canonicalKey, wireKey, type OptionDef } from '../config/options'
 import type { ActionContext } from '../context'
 import { changeRow } from './changes'
 
-export async function loadRuntimeConfig(db: CatalogDb, config: Config) {
-  const rows = await db.select().from(systemInfo)
-  config.setOverlay(Object.fromEntries(rows.map((r) => [r.key, r.value])))
+/** Overlays the options stored by config_option_update on `config`. */
+export async function loadRuntimeConfig(read: ReadExecutor, config: Config) {
+  const rows = await read('SELECT key, value FROM system_info')
+  config.setOverlay(Object.fromEntries(rows.map((r) => [String(r.key), r.value === null ? null : String(r.value)])))
 }
 
 // ckan: config_option_list reports the editable keys in this order
@@ -58,5 +59,5 @@ export async function storeRuntimeOptions(ctx: ActionContext, values: Map<string
     ctx.db.insert(changeLog).values(changeRow('config', key)),
   ])
   await ctx.db.batch(stmts as [(typeof stmts)[number], ...typeof stmts])
-  await loadRuntimeConfig(ctx.db, ctx.config)
+  await loadRuntimeConfig(ctx.read, ctx.config)
 }

@@ -93,3 +93,16 @@ export class WriteBatcher implements BatchWriter {
     }
   }
 }
+
+/**
+ * One transaction per write, on the caller's own I/O: no timer, no shared commit. For runtimes
+ * where a request may not settle another request's promises (workerd).
+ */
+export function directWriter(exec: WriteExecutor, onCommit: () => void = () => {}): BatchWriter {
+  return {
+    async write(stmts) {
+      await exec(stmts.map(toRaw))
+      onCommit()
+    },
+  }
+}

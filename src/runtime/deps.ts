@@ -42,8 +42,8 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
   const changes = new LogChangeFeed(read, opts.headProbe)
   // Listeners run in order: caches first, so the dicts search re-reads are never stale ones.
   changes.subscribe((batch) => caches.apply(batch))
-  changes.subscribe(async (batch) => {
-    if (batch.some((c) => c.entity_type === 'config')) await loadRuntimeConfig(db, config)
+  changes.subscribe(async (batch, reader) => {
+    if (batch.some((c) => c.entity_type === 'config')) await loadRuntimeConfig(reader, config)
   })
   const now = nowIso
   const newId = () => crypto.randomUUID()
@@ -67,7 +67,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
 
 /** Loads what a fresh process needs before serving (runtime config overlay). */
 export async function warmUp(deps: Deps) {
-  await loadRuntimeConfig(deps.db, deps.config)
+  await loadRuntimeConfig(deps.read, deps.config)
   if (deps.datastore) await ensureRegistry(deps.datastore)
   await deps.changes.catchUp()
 }

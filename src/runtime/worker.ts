@@ -1,13 +1,19 @@
-// Workers entry (wrangler.toml main): the same app over libSQL's HTTP client.
-import { createClient } from '@libsql/client/web'
+// Workers entry (wrangler.toml main): the same app over libSQL's HTTP client, with per-request I/O.
+import { createClient, type Client } from '@libsql/client/web'
 import { drizzle } from 'drizzle-orm/libsql/web'
 import type { ExecutionContext } from 'hono'
 import { createApp, type App } from '../app'
 import { loadConfig } from '../config/load'
 import { schema } from '../db/schema'
 import type { Deps } from '../context'
+import { clientExecutor, clientReader } from '../db/executor'
+import type { CatalogDb } from '../db/types'
 import { buildDeps, warmUp } from './deps'
 import { clientDatastore } from '../datastore/client-store'
+import { libsqlJobQueue } from '../jobs/job-queue'
+import { jobKinds } from '../jobs/kinds'
+import { directWriter } from '../model/write-batcher'
+import { MemorySearchService } from '../search/service'
 import { notConfiguredBlobStore } from '../storage/blob-store'
 import { notConfiguredMailer } from '../notify/mailer'
 import { r2BlobStore, type R2Bucket } from './worker-blob-store'
@@ -18,9 +24,6 @@ interface WorkerEnv {
   STORAGE?: R2Bucket
 }
 
-let app: App | undefined
-let ready: Promise<void> | undefined
-
 /** The string settings among the bindings ([vars] and secrets), for loadConfig. */
 function settings(env: WorkerEnv): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {}
@@ -28,36 +31,69 @@ function settings(env: WorkerEnv): Record<string, string | undefined> {
   return out
 }
 
-function build(env: WorkerEnv): { app: App; deps: Deps } {
+/**
+ * What an isolate keeps between requests: configuration, caches, the change-log position and
+ * the search index. Everything that does I/O (database clients, the writer, the job queue, the
+ * DataStore) is made anew for each request: workerd lets no request use, await or settle
+ * another request's I/O, so nothing in flight is ever shared.
+ */
+interface Isolate {
+  app: App
+  /** Set once a request has loaded the runtime config and caught up; retried until one has. */
+  warm: boolean
+}
+
+let isolate: Isolate | undefined
+
+function build(env: WorkerEnv): Isolate {
   const vars = settings(env)
   const url = vars.DATABASE_URL ?? vars.LIBSQL_URL
   if (!url) throw new Error('DATABASE_URL (a libsql:// or https:// URL) is not set')
-  const client = createClient({ url, authToken: vars.DATABASE_AUTH_TOKEN })
-  // The DataStore is a separate database; without DATASTORE_URL its actions say it is not configured.
-  const dsUrl = vars.DATASTORE_URL
-  const datastore = dsUrl
-    ? clientDatastore(createClient({ url: dsUrl, authToken: vars.DATASTORE_AUTH_TOKEN }))
-    : undefined
-  const deps = buildDeps(loadConfig(vars), drizzle(client, { schema }), {
-    datastore,
-    blobs: env.STORAGE
-      ? r2BlobStore(env.STORAGE)
-      : notConfiguredBlobStore('no STORAGE R2 bucket binding'),
-    // Workers have no SMTP client; e-mail needs a mail API adapter (not written yet).
+  const config = loadConfig(vars)
+  const open = (u: string, authToken?: string): Client => createClient({ url: u, authToken })
+  // The isolate's own services; their db is only a template: requests get their own below.
+  const shared = buildDeps(config, drizzle(open(url, vars.DATABASE_AUTH_TOKEN), { schema }) as CatalogDb, {
+    search: { perRequest: true },
     mailer: notConfiguredMailer('smtp.server: no mailer on Workers'),
   })
-  return { app: createApp(deps), deps }
+  const search = shared.search as MemorySearchService
+  const state: Isolate = { app: undefined as unknown as App, warm: false }
+
+  const forRequest = async (): Promise<Deps> => {
+    const client = open(url, vars.DATABASE_AUTH_TOKEN)
+    const db = drizzle(client, { schema }) as CatalogDb
+    const read = clientReader(client)
+    const changes = shared.changes.through(read)
+    const dsUrl = vars.DATASTORE_URL
+    const io = {
+      ...shared,
+      db,
+      read,
+      changes,
+      writer: directWriter(clientExecutor(client)),
+      // The DataStore is a separate database; without DATASTORE_URL its actions say it is not configured.
+      datastore: dsUrl ? clientDatastore(open(dsUrl, vars.DATASTORE_AUTH_TOKEN)) : undefined,
+      blobs: env.STORAGE
+        ? r2BlobStore(env.STORAGE)
+        : notConfiguredBlobStore('no STORAGE R2 bucket binding'),
+      jobs: libsqlJobQueue(client, { now: shared.now, newId: shared.newId, kinds: jobKinds }),
+    }
+    const deps: Deps = { ...io, search: search.through(io) }
+    if (!state.warm) {
+      // Each request that finds the isolate cold warms it itself; a failure is retried next time.
+      // Migrations run out of band (drizzle-kit migrate); only the config overlay loads here.
+      await warmUp(deps)
+      state.warm = true
+    }
+    return deps
+  }
+  state.app = createApp({ config, forRequest })
+  return state
 }
 
 export default {
   async fetch(req: Request, env: WorkerEnv, exec: ExecutionContext): Promise<Response> {
-    if (!app) {
-      const built = build(env)
-      app = built.app
-      // Migrations run out of band (drizzle-kit migrate); only the config overlay loads here.
-      ready = warmUp(built.deps)
-    }
-    await ready
-    return app.fetch(req, env, exec)
+    isolate ??= build(env)
+    return isolate.app.fetch(req, env, exec)
   },
 }

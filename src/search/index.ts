@@ -2,6 +2,7 @@
 import type { IndexDoc } from './document'
 import type { QueryPlan } from './query'
 import type { SortKey } from './sort'
+import type { Deps } from '../context'
 
 export interface Visibility {
   /** Allowed dataset states; null = no state filter (the caller's own `+state:` filter decides). */
@@ -20,6 +21,8 @@ export interface SearchRequest {
   start: number
   rows: number
   facet?: { fields: string[]; limit: number; mincount: number }
+  /** Checks phrases through this request's I/O, instead of the index's own checker. */
+  phraseChecker?: PhraseChecker
 }
 
 export interface SearchHits {
@@ -51,6 +54,11 @@ export interface SearchService {
   readonly loaded: boolean
   /** Stores the index as a snapshot for cold starts. */
   writeSnapshot(): Promise<void>
+  /**
+   * A view for one request of a runtime that forbids sharing I/O between requests (workerd):
+   * its reads go through `io` and it never waits on another request's work.
+   */
+  through(io: Omit<Deps, 'search'>): SearchService
 }
 
 export interface SearchIndex {

@@ -154,7 +154,7 @@ export class MemoryIndex implements SearchIndex {
   }
 
   async search(req: SearchRequest): Promise<SearchHits> {
-    const evaluator = new Evaluator(this, this.phraseChecker)
+    const evaluator = new Evaluator(this, req.phraseChecker ?? this.phraseChecker)
     const scoring = req.sort.some((k) => k.field === 'score') && req.q.root.type !== 'all'
     const matched = await evaluator.run(req.q, scoring)
     for (const f of req.filters) {

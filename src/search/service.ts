@@ -18,19 +18,34 @@ type Dict = Record<string, unknown>
 export interface SearchServiceOptions {
   /** Write snapshots (off for tests that count queries; on by default). */
   snapshots?: boolean
+  /**
+   * Callers come through `through(io)` with their own I/O (workerd): the index keeps no phrase
+   * checker of its own and no snapshot is written in the background.
+   */
+  perRequest?: boolean
 }
+
+/** What the service reads through: a process's services (Node) or one request's (Workers). */
+type SearchIo = Omit<Deps, 'search'>
 
 /**
  * One per process (isolate). Before a search, `ready()` re-reads every dataset the change log
- * named since the last search, so a search sees every write committed before it started.
+ * named since the last search, so a search sees every write committed before it started. On Node
+ * concurrent callers share one load and one refresh; `through(io)` gives a runtime that forbids
+ * that (workerd) a view whose every wait is its own request's I/O.
  */
 export class MemorySearchService implements SearchService {
   private index: MemoryIndex | null = null
   private loading: Promise<void> | null = null
   private running: Promise<void> | null = null
-  private pending = new Set<string>()
-  private pendingGroups = new Set<string>()
-  private pendingVocabularies = new Set<string>()
+  /** Names pending a re-read, each with the generation of the change that named it. */
+  private pending = new Map<string, number>()
+  private pendingGroups = new Map<string, number>()
+  private pendingVocabularies = new Map<string, number>()
+  private generation = 0
+  /** perRequest: per dataset, the stamp of the newest read put (older concurrent reads lose). */
+  private putStamps = new Map<string, number>()
+  private stamp = 0
   private vocabularies: Map<string, string> | null = null
   private sinceSnapshot = 0
   private snapshotting = false
@@ -38,64 +53,101 @@ export class MemorySearchService implements SearchService {
   private coveredSeq = 0
 
   constructor(
-    private readonly deps: Omit<Deps, 'search'>,
+    private readonly deps: SearchIo,
     private readonly opts: SearchServiceOptions = {},
   ) {
     deps.changes.subscribe((changes) => this.onChanges(changes))
   }
 
   private onChanges(changes: Change[]) {
+    const gen = ++this.generation
     for (const c of changes) {
-      if (c.entity_type === 'package') this.pending.add(c.entity_id)
-      else if (c.entity_type === 'group') this.pendingGroups.add(c.entity_id)
+      if (c.entity_type === 'package') this.pending.set(c.entity_id, gen)
+      else if (c.entity_type === 'group') this.pendingGroups.set(c.entity_id, gen)
       else if (c.entity_type === 'vocabulary') {
-        this.pendingVocabularies.add(c.entity_id)
+        this.pendingVocabularies.set(c.entity_id, gen)
         this.vocabularies = null
       }
     }
   }
 
+  private get hasPending() {
+    return this.pending.size > 0 || this.pendingGroups.size > 0 || this.pendingVocabularies.size > 0
+  }
+
   /** The index with every change the feed has delivered applied. */
   async ready(): Promise<SearchIndex> {
-    if (!this.index) await (this.loading ??= this.load().finally(() => (this.loading = null)))
-    while (this.pending.size || this.pendingGroups.size || this.pendingVocabularies.size) {
-      await (this.running ??= this.refresh().finally(() => (this.running = null)))
+    if (!this.index) await (this.loading ??= this.load(this.deps).finally(() => (this.loading = null)))
+    while (this.hasPending) {
+      await (this.running ??= this.refresh(this.deps).finally(() => (this.running = null)))
     }
     return this.index!
+  }
+
+  through(io: SearchIo): SearchService {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const service = this
+    return {
+      ready: () => service.readyThrough(io),
+      get loaded() {
+        return service.loaded
+      },
+      writeSnapshot: () => service.writeSnapshotThrough(io),
+      through: (other) => service.through(other),
+    }
+  }
+
+  /**
+   * ready() for one request that may not wait on another's I/O: it loads or refreshes by itself
+   * (concurrent requests may repeat work; what is pending stays pending until a refresh that
+   * started after the change has applied it), and phrases are checked through its own I/O.
+   */
+  private async readyThrough(io: SearchIo): Promise<SearchIndex> {
+    if (!this.index) await this.load(io)
+    while (this.hasPending) await this.refresh(io)
+    const index = this.index!
+    const checker = this.phraseChecker(io)
+    return {
+      search: (req) => index.search({ ...req, phraseChecker: checker }),
+      put: (doc) => index.put(doc),
+      remove: (id) => index.remove(id),
+      has: (id) => index.has(id),
+      get size() {
+        return index.size
+      },
+    }
   }
 
   get loaded() {
     return this.index !== null
   }
 
-  private ctx(): ActionContext {
-    return systemContext({ ...this.deps, search: this })
+  private ctx(io: SearchIo): ActionContext {
+    return systemContext({ ...io, search: this.through(io) })
   }
 
-  private async documentOptions(): Promise<DocumentOptions> {
+  private async documentOptions(io: SearchIo): Promise<DocumentOptions> {
     if (!this.vocabularies) {
-      const rows = await this.deps.read('SELECT id, name FROM vocabulary')
+      const rows = await io.read('SELECT id, name FROM vocabulary')
       this.vocabularies = new Map(rows.map((r) => [String(r.id), String(r.name)]))
     }
     const vocab = this.vocabularies
     return {
-      siteId: this.deps.config.str('service.site_id'),
+      siteId: io.config.str('service.site_id'),
       vocabularyName: (id) => vocab.get(id),
-      extraResourceFields: this.deps.config.list('service.extra_resource_fields'),
+      extraResourceFields: io.config.list('service.extra_resource_fields'),
     }
   }
 
-  private async refresh() {
-    const seq = this.deps.changes.lastSeq
-    const ids = new Set(this.pending)
-    this.pending.clear()
-    const groups = [...this.pendingGroups]
-    const vocabularies = [...this.pendingVocabularies]
-    this.pendingGroups.clear()
-    this.pendingVocabularies.clear()
+  private async refresh(io: SearchIo) {
+    const seq = io.changes.lastSeq
+    const taken = { ids: new Map(this.pending), groups: new Map(this.pendingGroups), vocabularies: new Map(this.pendingVocabularies) }
+    const ids = new Set(taken.ids.keys())
+    const groups = [...taken.groups.keys()]
+    const vocabularies = [...taken.vocabularies.keys()]
     if (groups.length) {
       const marks = groups.map(() => '?').join(',')
-      const rows = await this.deps.read(
+      const rows = await io.read(
         `SELECT table_id AS id FROM member WHERE table_name = 'package' AND group_id IN (${marks})
          UNION SELECT id FROM package WHERE owner_org IN (${marks})`,
         [...groups, ...groups],
@@ -103,14 +155,21 @@ export class MemorySearchService implements SearchService {
       for (const r of rows) ids.add(String(r.id))
     }
     if (vocabularies.length) {
-      const rows = await this.deps.read(
+      const rows = await io.read(
         `SELECT DISTINCT pt.package_id AS id FROM package_tag pt JOIN tag t ON t.id = pt.tag_id
          WHERE t.vocabulary_id IN (${vocabularies.map(() => '?').join(',')})`,
         vocabularies,
       )
       for (const r of rows) ids.add(String(r.id))
     }
-    await this.reindex([...ids])
+    await this.reindex(io, [...ids])
+    // Done with what was taken, unless a newer change named it again meanwhile.
+    const settle = (pending: Map<string, number>, done: Map<string, number>) => {
+      for (const [k, gen] of done) if (pending.get(k) === gen) pending.delete(k)
+    }
+    settle(this.pending, taken.ids)
+    settle(this.pendingGroups, taken.groups)
+    settle(this.pendingVocabularies, taken.vocabularies)
     const index = this.index!
     if (index.text.dirt > Math.max(1000, index.size / 5)) this.compact()
     this.coveredSeq = Math.max(this.coveredSeq, seq)
@@ -119,13 +178,19 @@ export class MemorySearchService implements SearchService {
   }
 
   /** Re-reads these datasets and puts (or removes) their documents. */
-  private async reindex(ids: string[]) {
-    const index = this.index!
-    const opts = await this.documentOptions()
+  private async reindex(io: SearchIo, ids: string[]) {
+    const opts = await this.documentOptions(io)
     for (let i = 0; i < ids.length; i += BATCH) {
       const slice = ids.slice(i, i + BATCH)
-      const dicts = await packageDicts(this.ctx(), slice)
+      const stamp = ++this.stamp
+      const dicts = await packageDicts(this.ctx(io), slice)
+      const index = this.index!
       for (const id of slice) {
+        if (this.opts.perRequest) {
+          // A concurrent refresh that read this dataset later has put the newer version.
+          if ((this.putStamps.get(id) ?? 0) > stamp) continue
+          this.putStamps.set(id, stamp)
+        }
         const d = dicts.get(id)
         if (!d || d.state === 'deleted') index.remove(id)
         else index.put(indexDocument(d, opts))
@@ -139,41 +204,49 @@ export class MemorySearchService implements SearchService {
    */
   private compact() {
     const index = this.index!
-    this.index = MemoryIndex.restore(index.snapshot(), this.phraseChecker())
+    this.index = MemoryIndex.restore(index.snapshot(), this.sharedChecker())
   }
 
-  private async load() {
-    const checker = this.phraseChecker()
+  /** The checker an index keeps: only where concurrent callers share I/O (Node). */
+  private sharedChecker(): PhraseChecker | undefined {
+    return this.opts.perRequest ? undefined : this.phraseChecker(this.deps)
+  }
+
+  private async load(io: SearchIo) {
+    const checker = this.sharedChecker()
     // Changes from here on reach `pending` through the feed; the tail below covers the rest.
-    const snapshot = await this.readSnapshot()
+    const snapshot = await this.readSnapshot(io)
     if (snapshot) {
-      this.index = MemoryIndex.restore(snapshot.data, checker)
-      this.coveredSeq = snapshot.seq
-      const rows = await this.deps.read(
+      const rows = await io.read(
         `SELECT DISTINCT entity_type, entity_id FROM change_log
          WHERE seq > ? AND entity_type IN ('package', 'group', 'vocabulary')`,
         [snapshot.seq],
       )
+      this.index = MemoryIndex.restore(snapshot.data, checker)
+      this.coveredSeq = snapshot.seq
       this.onChanges(rows.map((r) => ({ seq: 0, entity_type: String(r.entity_type), entity_id: String(r.entity_id), op: '' })))
       return
     }
-    const [head] = await this.deps.read('SELECT COALESCE(MAX(seq), 0) AS seq FROM change_log')
-    const rows = await this.deps.read(`SELECT id FROM package WHERE state != 'deleted' ORDER BY metadata_created`)
+    const [head] = await io.read('SELECT COALESCE(MAX(seq), 0) AS seq FROM change_log')
+    const rows = await io.read(`SELECT id FROM package WHERE state != 'deleted' ORDER BY metadata_created`)
     const ids = rows.map((r) => String(r.id))
-    const opts = await this.documentOptions()
+    const opts = await this.documentOptions(io)
     const docs: IndexDoc[] = []
+    const stamp = ++this.stamp
     for (let i = 0; i < ids.length; i += BATCH) {
-      const dicts = await packageDicts(this.ctx(), ids.slice(i, i + BATCH))
+      const dicts = await packageDicts(this.ctx(io), ids.slice(i, i + BATCH))
       for (const d of dicts.values()) if (d.state !== 'deleted') docs.push(indexDocument(d, opts))
     }
+    if (this.index) return // a concurrent load finished first
     this.index = MemoryIndex.build(docs, checker)
+    if (this.opts.perRequest) for (const id of ids) this.putStamps.set(id, stamp)
     this.coveredSeq = Number(head?.seq ?? 0)
     if (docs.length) this.scheduleSnapshot()
   }
 
-  private async readSnapshot(): Promise<{ seq: number; data: ReturnType<typeof decodeSnapshot> } | null> {
+  private async readSnapshot(io: SearchIo): Promise<{ seq: number; data: ReturnType<typeof decodeSnapshot> } | null> {
     if (this.opts.snapshots === false) return null
-    const rows = await this.deps.read('SELECT chunk, seq, data FROM search_snapshot ORDER BY chunk')
+    const rows = await io.read('SELECT chunk, seq, data FROM search_snapshot ORDER BY chunk')
     if (!rows.length) return null
     const seq = Number(rows[0]!.seq)
     const parts = rows.map((r) => toBytes(r.data))
@@ -193,7 +266,8 @@ export class MemorySearchService implements SearchService {
   }
 
   private scheduleSnapshot() {
-    if (this.opts.snapshots === false || this.snapshotting) return
+    // Per-request runtimes have no background work that outlives a request.
+    if (this.opts.snapshots === false || this.opts.perRequest || this.snapshotting) return
     this.snapshotting = true
     setTimeout(() => {
       this.writeSnapshot()
@@ -205,6 +279,15 @@ export class MemorySearchService implements SearchService {
   /** Serialises the index (as of the seq it covers) into the database, replacing the last one. */
   async writeSnapshot() {
     await this.ready()
+    await this.storeSnapshot(this.deps)
+  }
+
+  private async writeSnapshotThrough(io: SearchIo) {
+    await this.readyThrough(io)
+    await this.storeSnapshot(io)
+  }
+
+  private async storeSnapshot(io: SearchIo) {
     const seq = this.coveredSeq
     const bytes = encodeSnapshot(this.index!.snapshot())
     this.sinceSnapshot = 0
@@ -216,15 +299,15 @@ export class MemorySearchService implements SearchService {
         args: [chunk, seq, created, bytes.subarray(i, i + CHUNK)],
       })
     }
-    await this.deps.db.$client.batch(stmts as never, 'write')
+    await io.db.$client.batch(stmts as never, 'write')
   }
 
   /** Checks phrases and fielded terms against the datasets (see PhraseChecker). */
-  private phraseChecker(): PhraseChecker {
+  private phraseChecker(io: SearchIo): PhraseChecker {
     return async (ids, field, leaf) => {
       const out = new Set<string>()
-      const opts = await this.documentOptions()
-      const dicts = await packageDicts(this.ctx(), ids)
+      const opts = await this.documentOptions(io)
+      const dicts = await packageDicts(this.ctx(io), ids)
       const queries = { english: analyzeQueryTokens(leaf.text), generic: analyzeGenericQueryTokens(leaf.text) }
       for (const [id, d] of dicts) {
         for (const src of phraseSources(d as Dict, field, opts)) {

@@ -18,7 +18,7 @@ interface Sqld {
 }
 
 /** Bundles the Worker exactly as `wrangler deploy` would (once per test file). */
-function bundleWorker(dir: string): string {
+export function bundleWorker(dir: string): string {
   const out = join(dir, 'bundle')
   execFileSync('npx', ['wrangler', 'deploy', '--dry-run', '--outdir', out], {
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' },
@@ -55,18 +55,7 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Wo
     DATASTORE_URL: datastore.url,
     ...vars,
   }
-  const isolate = async () => {
-    const mf = new Miniflare({
-      modules: true,
-      script,
-      compatibilityDate: '2026-04-01',
-      compatibilityFlags: ['nodejs_compat'],
-      bindings,
-      r2Buckets: ['STORAGE'],
-    })
-    await mf.ready
-    return mf
-  }
+  const isolate = () => workerIsolate(script, bindings)
   const isolates: Miniflare[] = []
   const track = async () => {
     const mf = await isolate()
@@ -85,6 +74,20 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Wo
       await Promise.all([catalogue.stop(), datastore.stop()])
     },
   }
+}
+
+/** One isolate of the bundled Worker, with these [vars] and an R2 bucket as STORAGE. */
+export async function workerIsolate(script: string, bindings: Record<string, string>) {
+  const mf = new Miniflare({
+    modules: true,
+    script,
+    compatibilityDate: '2026-04-01',
+    compatibilityFlags: ['nodejs_compat'],
+    bindings,
+    r2Buckets: ['STORAGE'],
+  })
+  await mf.ready
+  return mf
 }
 
 export interface Reply {

@@ -1,0 +1,25 @@
+// Where a route gets its services: one Deps for the process (Node, tests), or new ones per request (Workers).
+import type { Config } from '../config/load'
+import type { Deps } from '../context'
+
+/**
+ * Services built for each request, for runtimes whose I/O objects belong to one request
+ * (workerd): `forRequest` gives that request its own database clients; `config` is shared.
+ */
+export interface PerRequestDeps {
+  config: Config
+  forRequest(req: Request): Promise<Deps>
+}
+
+export type DepsSource = Deps | PerRequestDeps
+
+export interface DepsResolver {
+  /** The configuration, available before any I/O (for the envelope's help URL). */
+  config: Config
+  of(req: Request): Deps | Promise<Deps>
+}
+
+export function depsResolver(source: DepsSource): DepsResolver {
+  if ('forRequest' in source) return { config: source.config, of: (req) => source.forRequest(req) }
+  return { config: source.config, of: () => source }
+}
