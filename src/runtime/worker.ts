@@ -17,6 +17,7 @@ import { MemorySearchService } from '../search/service'
 import { notConfiguredBlobStore } from '../storage/blob-store'
 import { notConfiguredMailer } from '../notify/mailer'
 import { r2BlobStore, type R2Bucket } from './worker-blob-store'
+import { gatedClient, type WriteGate } from './worker-db'
 
 /** [vars], secrets and bindings: STORAGE is the R2 bucket of uploads (wrangler.toml r2_buckets). */
 interface WorkerEnv {
@@ -58,9 +59,10 @@ function build(env: WorkerEnv): Isolate {
   })
   const search = shared.search as MemorySearchService
   const state: Isolate = { app: undefined as unknown as App, warm: false }
+  const gate: WriteGate = { until: 0 }
 
   const forRequest = async (): Promise<Deps> => {
-    const client = open(url, vars.DATABASE_AUTH_TOKEN)
+    const client = gatedClient(open(url, vars.DATABASE_AUTH_TOKEN), gate)
     const db = drizzle(client, { schema }) as CatalogDb
     const read = clientReader(client)
     const changes = shared.changes.through(read)

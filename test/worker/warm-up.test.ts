@@ -32,6 +32,8 @@ describe('the Worker warm-up', () => {
     const up = await callWorker(mf, 'status_show')
     expect(up.status).toBe(200)
     expect(up.body.success).toBe(true)
+    // no DATASTORE_URL: the DataStore is not reported as enabled
+    expect(up.body.result.extensions).not.toContain('datastore')
     expect((await callWorker(mf, 'package_list')).body.result).toEqual([])
   }, 120_000)
 })

@@ -22,6 +22,7 @@ describe('the Worker', () => {
     const status = await callWorker(w.mf, 'status_show')
     expect(status.status).toBe(200)
     expect(status.body).toMatchObject({ success: true, result: { ckan_version: expect.any(String) } })
+    expect(status.body.result.extensions).toContain('datastore')
     const unknown = await callWorker(w.mf, 'no_such_action')
     expect(unknown.status).toBe(400)
     expect(unknown.body).toBe('Bad request - Action name not known: no_such_action')

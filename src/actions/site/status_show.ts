@@ -19,7 +19,8 @@ export const statusShow = defineAction({
       ckan_version: '2.9.11', // ckan: clients sniff a 2.9.x version
       error_emails_to: c.raw('email_to'),
       locale_default: c.str('service.locale_default'),
-      extensions: c.list('service.plugins'),
+      // the DataStore is listed only where it has a database (Workers without DATASTORE_URL)
+      extensions: c.list('service.plugins').filter((p) => p !== 'datastore' || ctx.datastore),
     }
   },
 })
