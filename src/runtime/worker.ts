@@ -38,15 +38,9 @@ function settings(env: WorkerEnv): Record<string, string | undefined> {
  * DataStore) is made anew for each request: workerd lets no request use, await or settle
  * another request's I/O, so nothing in flight is ever shared.
  */
-interface Isolate {
-  app: App
-  /** Set once a request has loaded the runtime config and caught up; retried until one has. */
-  warm: boolean
-}
+let app: App | undefined
 
-let isolate: Isolate | undefined
-
-function build(env: WorkerEnv): Isolate {
+function build(env: WorkerEnv): App {
   const vars = settings(env)
   const url = vars.DATABASE_URL ?? vars.LIBSQL_URL
   if (!url) throw new Error('DATABASE_URL (a libsql:// or https:// URL) is not set')
@@ -58,7 +52,8 @@ function build(env: WorkerEnv): Isolate {
     mailer: notConfiguredMailer('smtp.server: no mailer on Workers'),
   })
   const search = shared.search as MemorySearchService
-  const state: Isolate = { app: undefined as unknown as App, warm: false }
+  /** Set once a request has loaded the runtime config and caught up; retried until one has. */
+  let warm = false
   const gate: WriteGate = { until: 0 }
 
   const forRequest = async (): Promise<Deps> => {
@@ -81,21 +76,20 @@ function build(env: WorkerEnv): Isolate {
       jobs: libsqlJobQueue(client, { now: shared.now, newId: shared.newId, kinds: jobKinds }),
     }
     const deps: Deps = { ...io, search: search.through(io) }
-    if (!state.warm) {
+    if (!warm) {
       // Each request that finds the isolate cold warms it itself; a failure is retried next time.
       // Migrations run out of band (drizzle-kit migrate); only the config overlay loads here.
       await warmUp(deps)
-      state.warm = true
+      warm = true
     }
     return deps
   }
-  state.app = createApp({ config, forRequest })
-  return state
+  return createApp({ config, forRequest })
 }
 
 export default {
   async fetch(req: Request, env: WorkerEnv, exec: ExecutionContext): Promise<Response> {
-    isolate ??= build(env)
-    return isolate.app.fetch(req, env, exec)
+    app ??= build(env)
+    return app.fetch(req, env, exec)
   },
 }
