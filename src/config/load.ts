@@ -31,18 +31,40 @@ function envNames(key: string): string[] {
 }
 
 export class Config {
-  private overlay = new Map<string, Value>()
   constructor(
     private readonly base: Map<string, Value>,
     /** Settings that are not options (DATABASE_URL, …), as given. */
     readonly env: Record<string, string | undefined> = {},
+    /** Runtime edits; shared with the views made by withDefaults(). */
+    private readonly overlay = new Map<string, Value>(),
+    /** Defaults that replace the declared ones (see withDefaults()). */
+    private readonly defaults = new Map<string, Value>(),
   ) {}
 
   get(key: string): Value {
     const k = canonicalKey(key)
     if (this.overlay.has(k)) return this.overlay.get(k)!
     if (this.base.has(k)) return this.base.get(k)!
+    if (this.defaults.has(k)) return this.defaults.get(k)!
     return OPTIONS_BY_KEY.get(k)?.default ?? null
+  }
+  /** Whether the option was given (settings or a runtime edit) rather than left at its default. */
+  isSet(key: string): boolean {
+    const k = canonicalKey(key)
+    return this.overlay.has(k) || this.base.has(k)
+  }
+  /**
+   * A view of this configuration (same settings, same runtime edits, now and later) in which
+   * the options of `values` that were not given take these defaults: on Workers, `site_url`
+   * from the request's origin.
+   */
+  withDefaults(values: Record<string, string>): Config {
+    const defaults = new Map(this.defaults)
+    for (const [k, v] of Object.entries(values)) {
+      const def = OPTIONS_BY_KEY.get(canonicalKey(k))
+      if (def) defaults.set(def.key, parse(def, v))
+    }
+    return new Config(this.base, this.env, this.overlay, defaults)
   }
   bool(key: string): boolean {
     return this.get(key) === true
@@ -81,7 +103,7 @@ export class Config {
       const def = OPTIONS_BY_KEY.get(canonicalKey(k))
       if (def) base.set(def.key, parse(def, v))
     }
-    return new Config(base, this.env)
+    return new Config(base, this.env, new Map(), new Map(this.defaults))
   }
 }
 

@@ -21,7 +21,7 @@ export async function requestContext(deps: Deps, headers: Headers | null): Promi
 
 export function mountActionRoutes(app: Hono, source: DepsResolver) {
   const handler = async (req: Request, name: string): Promise<Response> => {
-    const help = helpUrl(source.config.str('service.site_url'), name)
+    const help = helpUrl(source.config(req).str('service.site_url'), name)
     try {
       const action = registry.get(name)
       if (!action) throw new BadRequest(`Action name not known: ${name}`)

@@ -99,7 +99,7 @@ function finishOk(body: unknown, callback: string | null): Response {
 
 export function mountUtilRoutes(app: Hono, source: DepsResolver) {
   const handler = async (req: Request, route: UtilRoute) => {
-    const help = helpUrl(source.config.str('service.site_url'), route.action)
+    const help = helpUrl(source.config(req).str('service.site_url'), route.action)
     try {
       const args = new URL(req.url).searchParams
       const callback = args.get('callback')

@@ -56,7 +56,13 @@ function build(env: WorkerEnv): App {
   let warm = false
   const gate: WriteGate = { until: 0 }
 
-  const forRequest = async (): Promise<Deps> => {
+  // site_url: from the settings, else the origin the request came to (wrangler dev, workers.dev, a custom domain).
+  const configFor = (req: Request) =>
+    config.isSet('service.site_url')
+      ? config
+      : config.withDefaults({ 'service.site_url': new URL(req.url).origin })
+
+  const forRequest = async (req: Request): Promise<Deps> => {
     const client = gatedClient(open(url, vars.DATABASE_AUTH_TOKEN), gate)
     const db = drizzle(client, { schema }) as CatalogDb
     const read = clientReader(client)
@@ -64,6 +70,7 @@ function build(env: WorkerEnv): App {
     const dsUrl = vars.DATASTORE_URL
     const io = {
       ...shared,
+      config: configFor(req),
       db,
       read,
       changes,
@@ -84,7 +91,7 @@ function build(env: WorkerEnv): App {
     }
     return deps
   }
-  return createApp({ config, forRequest })
+  return createApp({ configFor, forRequest })
 }
 
 export default {

@@ -28,8 +28,11 @@ export function bundleWorker(dir: string): string {
 }
 
 export interface WorkerEnv {
-  /** A new isolate of the same Worker and databases (as another edge location would be). */
-  isolate(): Promise<Miniflare>
+  /**
+   * A new isolate of the same Worker and databases (as another edge location would be);
+   * `vars` changes its settings (undefined removes one).
+   */
+  isolate(vars?: Record<string, string | undefined>): Promise<Miniflare>
   mf: Miniflare
   catalogue: Sqld
   datastore: Sqld
@@ -55,10 +58,17 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Wo
     DATASTORE_URL: datastore.url,
     ...vars,
   }
-  const isolate = () => workerIsolate(script, bindings)
+  const isolate = (changes: Record<string, string | undefined> = {}) => {
+    const merged: Record<string, string> = { ...bindings }
+    for (const [k, v] of Object.entries(changes)) {
+      if (v === undefined) delete merged[k]
+      else merged[k] = v
+    }
+    return workerIsolate(script, merged)
+  }
   const isolates: Miniflare[] = []
-  const track = async () => {
-    const mf = await isolate()
+  const track = async (changes?: Record<string, string | undefined>) => {
+    const mf = await isolate(changes)
     isolates.push(mf)
     return mf
   }

@@ -31,6 +31,24 @@ describe('the Worker', () => {
     expect(anon.body.error.__type).toBe('Authorization Error')
   })
 
+  it('takes site_url from the settings, else from the origin of each request', async () => {
+    const configured = await w.mf.dispatchFetch('https://data.example.org/api/3/action/status_show')
+    const body = (await configured.json()) as { help: string; result: { site_url: string } }
+    expect(body.result.site_url).toBe('http://test.ckan.net')
+    expect(body.help).toBe('http://test.ckan.net/api/3/action/help_show?name=status_show')
+
+    const unset = await w.isolate({ 'service.site_url': undefined })
+    for (const origin of ['https://data.example.org', 'http://localhost:8787']) {
+      const res = await unset.dispatchFetch(`${origin}/api/3/action/status_show`)
+      const b = (await res.json()) as { help: string; result: { site_url: string } }
+      expect(b.result.site_url).toBe(origin)
+      expect(b.help).toBe(`${origin}/api/3/action/help_show?name=status_show`)
+    }
+    // the envelope of a request that fails before any I/O has it too
+    const bad = await unset.dispatchFetch('https://data.example.org/api/3/action/no_such_action')
+    expect(bad.status).toBe(400)
+  })
+
   it('creates, reads, searches and deletes datasets', async () => {
     const admin = w.sysadmin
     await ok('organization_create', { name: 'edge-org' }, admin)
