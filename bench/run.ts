@@ -3,12 +3,14 @@ import os from 'node:os'
 import { catalogueBench } from './catalogue'
 import { datastoreBench } from './datastore'
 import { searchBench } from './search'
+import { printWorkerRows, workerBench } from './worker'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`)
-// BENCH_ONLY=catalogue|search|datastore runs one of them. DataStore: BENCH_DS_ROWS (default 1000000),
+// BENCH_ONLY=catalogue|search|datastore|worker runs one of them. Worker: BENCH_WORKER_CALLS (200),
+// BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),
 // BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
 const only = process.env.BENCH_ONLY
@@ -32,4 +34,9 @@ if (!only || only === 'search') {
 if (!only || only === 'datastore') {
   console.log('\n# 3. datastore: datastore_upsert load, datastore_search and the CSV dump over HTTP beside raw libSQL')
   await datastoreBench()
+}
+
+if (!only || only === 'worker') {
+  console.log('\n# 4. worker: per-action latency under wrangler dev against loopback sqld, round trips per action')
+  printWorkerRows(await workerBench())
 }

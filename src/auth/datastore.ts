@@ -4,7 +4,7 @@ import { NotAuthorized, NotFound, ValidationError } from '../errors'
 import type { DataDict } from '../data-dict'
 import { loadPackage } from '../model/package'
 import type { ResourceRow } from '../model/resource'
-import { findResource } from '../datastore/access'
+import { findResource, findResourceToRead } from '../datastore/access'
 import { resourceIdOf } from '../datastore/params'
 import { canEditPackage, canReadPackage } from './package'
 
@@ -71,7 +71,7 @@ export async function requireCanReadTables(
 ) {
   for (const t of tables) {
     if (!t.isTable) throw new NotAuthorized(SYSTEM_TABLES)
-    const res = await findResource(ctx, t.name)
+    const res = await findResourceToRead(ctx, t.name)
     if (!res || !(await canReadTable(ctx, res)))
       throw new NotAuthorized('Not authorized to read resource.')
   }

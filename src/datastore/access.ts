@@ -24,6 +24,20 @@ export async function findResource(ctx: ActionContext, id: string): Promise<Reso
   }
 }
 
+/**
+ * findResource for actions that only read (datastore_search, datastore_info, dumps, SQL): served
+ * from the process's cache while no dataset has changed since it was read. Not for paths that
+ * write: their own writes reach the cache only at the next catch-up.
+ */
+export async function findResourceToRead(ctx: ActionContext, id: string): Promise<ResourceRow | undefined> {
+  const generation = ctx.caches.packageGeneration
+  const hit = ctx.caches.resources.get(id)
+  if (hit && hit.generation === generation) return hit.row
+  const row = await findResource(ctx, id)
+  if (row) ctx.caches.resources.set(id, { generation, row })
+  return row
+}
+
 /** ckan: without force the read-only check looks the resource up; with force only the table must exist. */
 export async function requireWritableUnlessForced(ctx: ActionContext, id: string, force: boolean) {
   if (force) return

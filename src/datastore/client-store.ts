@@ -16,6 +16,9 @@ export function clientDatastore(client: Client): DatastoreDb {
     async query(sql, args = []) {
       return toResult(await client.execute({ sql, args }))
     },
+    async queryBatch(stmts) {
+      return (await client.batch(stmts, 'read')).map(toResult)
+    },
     // No server-side cursor over HTTP: page with LIMIT/OFFSET (what CKAN's own dump does).
     async *stream(sql, args, chunkRows) {
       for (let offset = 0; ; offset += chunkRows) {

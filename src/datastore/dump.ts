@@ -5,11 +5,11 @@ import type { ActionContext } from '../context'
 import { NotAuthorized, NotFound, ValidationError } from '../errors'
 import { byteSink, type ByteSink } from '../lib/byte-sink'
 import { canReadTable } from '../auth/datastore'
-import { findResource } from './access'
+import { findResourceToRead } from './access'
 import { BOM, dumpWriter } from './formats'
 import { toList } from './params'
 import { planSearch } from './query'
-import { findTable, resolveName } from './registry'
+import { findTableByName } from './registry'
 import { columnDecoders } from './search'
 import { outFields } from './search-output'
 import { pgMessage } from './sql-guard'
@@ -84,9 +84,8 @@ export async function openDump(
   name: string,
   p: DumpParams,
 ): Promise<Dump> {
-  const id = await resolveName(db, name)
-  const res = id ? await findResource(ctx, id) : undefined
-  const table = id && res ? await findTable(db, id) : undefined
+  const table = await findTableByName(db, name)
+  const res = table ? await findResourceToRead(ctx, table.id) : undefined
   if (!table || !res) throw resourceNotFound()
   if (!(await canReadTable(ctx, res)))
     throw new DumpRefused(403, 'Not authorized to read DataStore resource')

@@ -63,30 +63,46 @@ export async function ensureRegistry(db: DatastoreDb) {
   await db.write(DDL.map((sql) => ({ sql, args: [] })))
 }
 
-/** Parsed entries by table id, with the text they were parsed from. */
-const cache = new WeakMap<DatastoreDb, Map<string, { meta: string; table: DsTable }>>()
+/**
+ * Parsed entries, by id and version, with the text they were parsed from. Parsing depends on
+ * nothing else, so one cache serves every DataStore database of the process or isolate (a Worker
+ * opens a new handle per request); a dropped and re-created table starts again at version 1,
+ * hence the text check.
+ */
+const parsed = new Map<string, { meta: string; table: DsTable }>()
+const PARSED_MAX = 2000
 
 function build(id: string, version: number, meta: TableMeta): DsTable {
   const types = meta.columns.map((c) => typeFromName(c.type))
   return { ...meta, id, version, types, position: new Map(meta.columns.map((c, i) => [c.id, i])) }
 }
 
-/**
- * The table's catalogue entry, or undefined when `id` has no table. Parsed once per entry text:
- * the version alone cannot key the cache, as a dropped and re-created table starts again at 1.
- */
+function entry(id: string, version: number, meta: string): DsTable {
+  const key = `${id}\u0000${version}`
+  const hit = parsed.get(key)
+  if (hit && hit.meta === meta) return hit.table
+  const table = build(id, version, JSON.parse(meta) as TableMeta)
+  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!)
+  parsed.set(key, { meta, table })
+  return table
+}
+
+/** The table's catalogue entry, or undefined when `id` has no table. */
 export async function findTable(db: DatastoreDb, id: string): Promise<DsTable | undefined> {
   const { rows } = await db.query('SELECT version, meta FROM _ds_table WHERE id = ?', [id])
   const row = rows[0]
-  if (!row) return undefined
-  let tables = cache.get(db)
-  if (!tables) cache.set(db, (tables = new Map()))
-  const meta = String(row[1])
-  const hit = tables.get(id)
-  if (hit && hit.meta === meta) return hit.table
-  const table = build(id, Number(row[0]), JSON.parse(meta) as TableMeta)
-  tables.set(id, { meta, table })
-  return table
+  return row ? entry(id, Number(row[0]), String(row[1])) : undefined
+}
+
+/** The table behind a table id or an alias, in one query; undefined when neither. */
+export async function findTableByName(db: DatastoreDb, name: string): Promise<DsTable | undefined> {
+  const { rows } = await db.query(
+    'SELECT id, version, meta FROM _ds_table WHERE id = ? UNION ALL ' +
+      'SELECT t.id, t.version, t.meta FROM _ds_alias a JOIN _ds_table t ON t.id = a.table_id WHERE a.name = ? LIMIT 1',
+    [name, name],
+  )
+  const row = rows[0]
+  return row ? entry(String(row[0]), Number(row[1]), String(row[2])) : undefined
 }
 
 export const tableNotFound = (id: string) => new NotFound(`Resource "${id}" was not found.`)
@@ -96,15 +112,6 @@ export async function requireTable(db: DatastoreDb, id: string): Promise<DsTable
   const t = await findTable(db, id)
   if (!t) throw tableNotFound(id)
   return t
-}
-
-/** The real table id of a table id or alias; undefined when neither. */
-export async function resolveName(db: DatastoreDb, name: string): Promise<string | undefined> {
-  const { rows } = await db.query(
-    'SELECT id FROM _ds_table WHERE id = ? UNION ALL SELECT table_id FROM _ds_alias WHERE name = ?',
-    [name, name],
-  )
-  return rows[0] ? String(rows[0][0]) : undefined
 }
 
 export async function aliasesOf(db: DatastoreDb, id: string): Promise<string[]> {

@@ -3,7 +3,8 @@ import { parseType } from './column-types'
 import { planSearch, invalidQuery, type OutColumn, type PlannedSearch, type SearchSpec } from './query'
 import { decoders } from './records'
 import type { DsTable } from './registry'
-import { sqliteMessage, type DatastoreDb } from './store'
+import { sqliteMessage, type DatastoreDb, type DsResult } from './store'
+import type { InValue } from '@libsql/client'
 
 export const TABLE_METADATA = '_table_metadata'
 
@@ -55,13 +56,24 @@ export async function searchTable(
   includeTotal: boolean,
 ): Promise<SearchOutcome> {
   const plan = planSearch(t, spec)
-  const page = await run(() => db.query(plan.sql, plan.args), plan.sql, plan.args)
+  let counted: DsResult | undefined
+  let page: DsResult
+  if (includeTotal && db.queryBatch) {
+    // over a network the count rides along in the page's round trip
+    const batch = db.queryBatch
+    ;[page, counted] = (await run(
+      () => batch([{ sql: plan.sql, args: plan.args as InValue[] }, { sql: plan.countSql, args: plan.countArgs as InValue[] }]),
+      plan.sql,
+      plan.args,
+    )) as [DsResult, DsResult]
+  } else page = await run(() => db.query(plan.sql, plan.args), plan.sql, plan.args)
   const dec = columnDecoders(t, plan.columns)
   const rows = page.rows.map((r) => r.map((v, i) => dec[i]!(v)))
   let total: number | undefined
   if (includeTotal) {
     // a page that starts at 0 and is not full already holds every match
     if (spec.offset === 0 && rows.length < spec.limit) total = rows.length
+    else if (counted) total = Number(counted.rows[0]?.[0] ?? 0)
     else {
       const c = await run(() => db.query(plan.countSql, plan.countArgs), plan.countSql, plan.countArgs)
       total = Number(c.rows[0]?.[0] ?? 0)

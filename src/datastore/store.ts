@@ -36,6 +36,11 @@ export interface DatastoreDb {
   write(stmts: RawStatement[]): Promise<void>
   /** One read statement; rows as arrays in column order. */
   query(sql: string, args?: InValue[]): Promise<DsResult>
+  /**
+   * Several reads in one round trip, on one snapshot: given where a round trip costs more than
+   * the statements (a libSQL server over HTTP); absent on embedded files.
+   */
+  queryBatch?(stmts: { sql: string; args: InValue[] }[]): Promise<DsResult[]>
   /** A read in chunks of about `chunkRows` rows, so a caller can stream any size with flat memory. */
   stream(sql: string, args: InValue[], chunkRows: number): AsyncIterable<DsResult>
   /** The time-limited SQL runner; without one, datastore_search_sql runs through query() unguarded in time. */

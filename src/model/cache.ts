@@ -1,6 +1,7 @@
 // Per-process caches of derived dicts, kept right by the change log (see changes.ts).
 import type { UserRow } from '../context'
 import type { Change } from './changes'
+import type { ResourceRow } from './resource'
 
 /** A bounded map of derived values. */
 export interface BoundedCache<V> {
@@ -53,6 +54,11 @@ export interface Caches {
   readonly usersByKey: BoundedCache<UserRow | null>
   /** user id → (organization/group id → capacity), hierarchy cascade applied. */
   readonly capacities: BoundedCache<Map<string, string>>
+  /**
+   * Active resource rows by id for read-only actions, each with the packageGeneration it was
+   * read in: an entry of an older generation is stale (see datastore/access.ts findResourceToRead).
+   */
+  readonly resources: BoundedCache<{ generation: number; row: ResourceRow }>
   /** Bumped whenever cached dataset dicts may have gone stale (see packageDicts). */
   packageGeneration: number
   apply(changes: Change[]): void
@@ -67,6 +73,7 @@ export class LruCaches implements Caches {
   readonly usersByKey = new Lru<UserRow | null>(5000)
   /** user id → (organization/group id → capacity), hierarchy cascade applied. */
   readonly capacities = new Lru<Map<string, string>>(5000)
+  readonly resources = new Lru<{ generation: number; row: ResourceRow }>(20000)
 
   /** Bumped whenever cached dataset dicts may have gone stale (see packageDicts). */
   packageGeneration = 0

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { NotFound } from '../../errors'
 import { infoKind } from '../../datastore/column-types'
-import { datastoreOf, findResource } from '../../datastore/access'
+import { datastoreOf, findResourceToRead } from '../../datastore/access'
 import { requireCanReadResource } from '../../auth/resource'
 import { fieldDict, requireTable } from '../../datastore/registry'
 import { quoteIdent } from '../../datastore/ident'
@@ -21,7 +21,7 @@ export const datastoreInfo = defineAction({
   fields (each column's id, type and info, as datastore_search lists them)
 :rtype: dictionary`,
   auth: async (ctx, input) => {
-    const res = await findResource(ctx, String(input.id))
+    const res = await findResourceToRead(ctx, String(input.id))
     if (!res) throw new NotFound()
     await requireCanReadResource(ctx, res)
   },
@@ -29,7 +29,7 @@ export const datastoreInfo = defineAction({
   async run(ctx, p) {
     const db = datastoreOf(ctx)
     // ckan: resource_show comes first, so an alias or unknown id is a plain Not found
-    if (!(await findResource(ctx, p.id))) throw new NotFound()
+    if (!(await findResourceToRead(ctx, p.id))) throw new NotFound()
     const t = await requireTable(db, p.id)
     const { rows } = await db.query(`SELECT count(*) FROM ${quoteIdent(t.id)}`)
     const schema: Record<string, string> = {}

@@ -2,10 +2,10 @@
 // sort and paging.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { datastoreOf, findResource } from '../../datastore/access'
+import { datastoreOf, findResourceToRead } from '../../datastore/access'
 import { requireCanReadResource } from '../../auth/resource'
 import { searchParams } from '../../datastore/search-params'
-import { requireTable, resolveName, tableNotFound } from '../../datastore/registry'
+import { findTableByName, tableNotFound } from '../../datastore/registry'
 import { invalidQuery } from '../../datastore/query'
 import { metadataTable, searchTable, TABLE_METADATA } from '../../datastore/search'
 import { formatRecords, links, outFields } from '../../datastore/search-output'
@@ -49,12 +49,13 @@ export const datastoreSearch = defineAction({
     let table
     if (p.resource_id === TABLE_METADATA) table = metadataTable
     else {
-      const id = await resolveName(db, p.resource_id)
-      if (!id) throw tableNotFound(p.resource_id)
-      const res = await findResource(ctx, id)
+      // the table (by id or alias) is read first: its entry and its name in one query
+      const found = await findTableByName(db, p.resource_id)
+      if (!found) throw tableNotFound(p.resource_id)
+      const res = await findResourceToRead(ctx, found.id)
       if (!res) throw tableNotFound(p.resource_id)
       await requireCanReadResource(ctx, res)
-      table = await requireTable(db, id)
+      table = found
     }
     if (p.late) throw p.late
     // ckan: _table_metadata has no _full_text column (a per-column q fails in the query instead)
