@@ -141,8 +141,18 @@ const byKey = <T, K>(rows: T[], key: (r: T) => K) => {
 async function buildPackageDicts(ctx: ActionContext, ids: string[]): Promise<Map<string, PackageDict>> {
   const db = ctx.db
   const siteUrl = ctx.config.str('service.site_url')
-  const [pkgRows, resRows, tagRows, extraRows, groupRows, relRows] = await db.batch([
+  // one round trip: the organizations come by subquery rather than after the dataset rows
+  const [pkgRows, orgRows, resRows, tagRows, extraRows, groupRows, relRows] = await db.batch([
     db.select().from(packages).where(inArray(packages.id, ids)),
+    db
+      .select()
+      .from(groups)
+      .where(
+        and(
+          inArray(groups.id, db.select({ id: packages.owner_org }).from(packages).where(inArray(packages.id, ids))),
+          eq(groups.state, 'active'),
+        ),
+      ),
     db
       .select()
       .from(resources)
@@ -195,10 +205,6 @@ async function buildPackageDicts(ctx: ActionContext, ids: string[]): Promise<Map
         ),
       ),
   ])
-  const orgIds = [...new Set(pkgRows.map((p) => p.owner_org).filter((x): x is string => !!x))]
-  const orgRows = orgIds.length
-    ? await db.select().from(groups).where(and(inArray(groups.id, orgIds), eq(groups.state, 'active')))
-    : []
   const orgs = new Map(orgRows.map((o) => [o.id, o]))
   const resBy = byKey(resRows, (r) => r.package_id)
   const tagBy = byKey(tagRows, (r) => r.package_id)
