@@ -3,7 +3,6 @@
 // server on a file and on the same sqld. BENCH_WORKER_DIR runs another checkout's Worker (before/after).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
-import { createServer, request as httpRequest, Agent, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { loadConfig } from '../src/config/load'
@@ -12,6 +11,7 @@ import { openCatalogDb } from '../src/runtime/node-db'
 import { addSysadmin } from '../src/model/sysadmin'
 // @ts-expect-error: plain ESM script without types
 import { freePort, startSqld } from '../scripts/sqld.mjs'
+import { countingProxy } from '../test/helpers/counting-proxy'
 import { corpus, dataset } from './lib/generate'
 import { startServer } from './lib/server'
 
@@ -22,32 +22,6 @@ const ROWS = 2000
 interface Sqld {
   url: string
   stop(): Promise<void>
-}
-
-/** A loopback HTTP proxy in front of one sqld that counts the requests (= round trips) it forwards. */
-async function countingProxy(target: string) {
-  const t = new URL(target)
-  const agent = new Agent({ keepAlive: true })
-  const counter = { requests: 0 }
-  const server: Server = createServer((req, res) => {
-    counter.requests++
-    const up = httpRequest(
-      { host: t.hostname, port: t.port, path: req.url, method: req.method, headers: req.headers, agent },
-      (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers)
-        r.pipe(res)
-      },
-    )
-    up.on('error', () => res.destroy())
-    req.pipe(up)
-  })
-  const port = (await freePort()) as number
-  await new Promise<void>((ok) => server.listen(port, '127.0.0.1', ok))
-  return {
-    url: `http://127.0.0.1:${port}`,
-    counter,
-    close: () => new Promise<void>((ok) => server.close(() => ok())),
-  }
 }
 
 async function call(base: string, action: string, body: unknown, apikey?: string) {

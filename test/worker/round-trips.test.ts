@@ -1,0 +1,85 @@
+// Round trips to the libSQL servers per action on a warm isolate, counted by proxies in front of sqld:
+// the change-log catch-up costs one, and cached reads cost nothing more.
+import type { Miniflare } from 'miniflare'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { countingProxy, type CountingProxy } from '../helpers/counting-proxy'
+import { callWorker, startWorker, type WorkerEnv } from './harness'
+
+let w: WorkerEnv
+let mf: Miniflare
+let cat: CountingProxy
+let ds: CountingProxy
+let resourceId: string
+
+const ok = async (name: string, params: object = {}, as?: { apikey: string }, on = mf) => {
+  const r = await callWorker(on, name, params, as)
+  if (r.status !== 200 || !r.body?.success) throw new Error(`${name} failed (${r.status}): ${r.text.slice(0, 300)}`)
+  return r.body.result
+}
+
+/** Requests each server received during one call of `name`. */
+async function trips(name: string, params: object, as?: { apikey: string }) {
+  const c0 = cat.counter.requests
+  const d0 = ds.counter.requests
+  await ok(name, params, as)
+  return { catalogue: cat.counter.requests - c0, datastore: ds.counter.requests - d0 }
+}
+
+beforeAll(async () => {
+  w = await startWorker()
+  cat = await countingProxy(w.catalogue.url)
+  ds = await countingProxy(w.datastore.url)
+  mf = await w.isolate({ DATABASE_URL: cat.url, DATASTORE_URL: ds.url })
+  const admin = w.sysadmin
+  await ok('organization_create', { name: 'trips-org' }, admin)
+  await ok('package_create', { name: 'trips-a', owner_org: 'trips-org', notes: 'tidal gauges' }, admin)
+  const table = await ok(
+    'datastore_create',
+    {
+      resource: { package_id: 'trips-a', name: 'readings' },
+      fields: [{ id: 'station', type: 'text' }, { id: 'level', type: 'float' }],
+      records: [{ station: 'north', level: 1.5 }, { station: 'south', level: 2.5 }],
+    },
+    admin,
+  )
+  resourceId = table.resource_id
+}, 120_000)
+afterAll(async () => {
+  await w?.close() // first: its isolates hold connections to the proxies
+  await Promise.all([cat?.close(), ds?.close()])
+})
+
+describe('round trips per action on a warm isolate', () => {
+  it('a cached read costs the catch-up alone: one request to the catalogue server', async () => {
+    // first calls fill the isolate's caches and search index
+    await ok('package_show', { id: 'trips-a' })
+    await ok('package_search', { q: 'tidal' })
+    await ok('package_show', { id: 'trips-a' }, w.sysadmin)
+    expect(await trips('package_show', { id: 'trips-a' })).toEqual({ catalogue: 1, datastore: 0 })
+    expect(await trips('package_search', { q: 'tidal', 'facet.field': ['tags'] })).toEqual({ catalogue: 1, datastore: 0 })
+    expect(await trips('status_show', {})).toEqual({ catalogue: 1, datastore: 0 })
+    // an API key's user is cached too
+    expect(await trips('package_show', { id: 'trips-a' }, w.sysadmin)).toEqual({ catalogue: 1, datastore: 0 })
+  })
+
+  it('datastore_search: the catch-up, then the table entry and its page with the total', async () => {
+    await ok('datastore_search', { resource_id: resourceId })
+    const t = await trips('datastore_search', { resource_id: resourceId, filters: { station: 'north' } })
+    expect(t).toEqual({ catalogue: 1, datastore: 2 })
+    const full = await trips('datastore_search', { resource_id: resourceId, limit: 1 }) // page full: total needed
+    expect(full).toEqual({ catalogue: 1, datastore: 2 })
+  })
+
+  it('after another isolate writes, the catch-up still costs one round trip before reloading what changed', async () => {
+    const other = await w.isolate() // disposed by w.close()
+    {
+      await ok('package_patch', { id: 'trips-a', notes: 'tidal gauges, patched' }, w.sysadmin, other)
+      const c0 = cat.counter.requests
+      const shown = await ok('package_show', { id: 'trips-a' })
+      expect(shown.notes).toBe('tidal gauges, patched')
+      // catch-up (1), the dataset row (1), its dict in one batch (1); the search refresh happens on search
+      expect(cat.counter.requests - c0).toBeLessThanOrEqual(3)
+      expect(await trips('package_show', { id: 'trips-a' })).toEqual({ catalogue: 1, datastore: 0 })
+    }
+  })
+})
