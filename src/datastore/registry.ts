@@ -3,7 +3,7 @@
 import type { RawStatement } from '../db/executor'
 import { NotFound } from '../errors'
 import { typeFromName, type ColumnType } from './column-types'
-import type { DatastoreDb } from './store'
+import type { DatastoreDb, DatastoreReader } from './store'
 
 export interface DsColumn {
   id: string
@@ -64,7 +64,7 @@ export async function ensureRegistry(db: DatastoreDb) {
 }
 
 /** Parsed entries by table id, with the text they were parsed from. */
-const cache = new WeakMap<DatastoreDb, Map<string, { meta: string; table: DsTable }>>()
+const cache = new WeakMap<DatastoreReader, Map<string, { meta: string; table: DsTable }>>()
 
 function build(id: string, version: number, meta: TableMeta): DsTable {
   const types = meta.columns.map((c) => typeFromName(c.type))
@@ -75,7 +75,7 @@ function build(id: string, version: number, meta: TableMeta): DsTable {
  * The table's catalogue entry, or undefined when `id` has no table. Parsed once per entry text:
  * the version alone cannot key the cache, as a dropped and re-created table starts again at 1.
  */
-export async function findTable(db: DatastoreDb, id: string): Promise<DsTable | undefined> {
+export async function findTable(db: DatastoreReader, id: string): Promise<DsTable | undefined> {
   const { rows } = await db.query('SELECT version, meta FROM _ds_table WHERE id = ?', [id])
   const row = rows[0]
   if (!row) return undefined
@@ -92,14 +92,14 @@ export async function findTable(db: DatastoreDb, id: string): Promise<DsTable | 
 export const tableNotFound = (id: string) => new NotFound(`Resource "${id}" was not found.`)
 
 /** The table behind an id, or NotFound in CKAN's words. */
-export async function requireTable(db: DatastoreDb, id: string): Promise<DsTable> {
+export async function requireTable(db: DatastoreReader, id: string): Promise<DsTable> {
   const t = await findTable(db, id)
   if (!t) throw tableNotFound(id)
   return t
 }
 
 /** The real table id of a table id or alias; undefined when neither. */
-export async function resolveName(db: DatastoreDb, name: string): Promise<string | undefined> {
+export async function resolveName(db: DatastoreReader, name: string): Promise<string | undefined> {
   const { rows } = await db.query(
     'SELECT id FROM _ds_table WHERE id = ? UNION ALL SELECT table_id FROM _ds_alias WHERE name = ?',
     [name, name],
@@ -107,7 +107,7 @@ export async function resolveName(db: DatastoreDb, name: string): Promise<string
   return rows[0] ? String(rows[0][0]) : undefined
 }
 
-export async function aliasesOf(db: DatastoreDb, id: string): Promise<string[]> {
+export async function aliasesOf(db: DatastoreReader, id: string): Promise<string[]> {
   const { rows } = await db.query('SELECT name FROM _ds_alias WHERE table_id = ? ORDER BY name', [id])
   return rows.map((r) => String(r[0]))
 }

@@ -3,7 +3,7 @@ import { parseType } from './column-types'
 import { planSearch, invalidQuery, type OutColumn, type PlannedSearch, type SearchSpec } from './query'
 import { decoders } from './records'
 import type { DsTable } from './registry'
-import { sqliteMessage, type DatastoreDb } from './store'
+import { sqliteMessage, type DatastoreReader } from './store'
 
 export const TABLE_METADATA = '_table_metadata'
 
@@ -49,7 +49,7 @@ async function run<T>(f: () => Promise<T>, sql: string, args: unknown[]): Promis
 }
 
 export async function searchTable(
-  db: DatastoreDb,
+  db: DatastoreReader,
   t: DsTable,
   spec: SearchSpec,
   includeTotal: boolean,
