@@ -14,7 +14,14 @@ import { TEST_PROFILE } from '../helpers/setup'
 
 interface Sqld {
   url: string
+  pid: number
   stop(): Promise<void>
+}
+
+/** sqld's JWT authentication (scripts/sqld.mjs sqldJwt()). */
+export interface SqldJwt {
+  publicKey: string
+  token(access: 'rw' | 'ro'): string
 }
 
 /** Bundles the Worker exactly as `wrangler deploy` would (once per test file). */
@@ -28,8 +35,8 @@ export function bundleWorker(dir: string): string {
 }
 
 export interface WorkerEnv {
-  /** A new isolate of the same Worker and databases (as another edge location would be). */
-  isolate(): Promise<Miniflare>
+  /** A new isolate of the same Worker and databases (as another edge location would be), with these extra [vars]. */
+  isolate(vars?: Record<string, string>): Promise<Miniflare>
   mf: Miniflare
   catalogue: Sqld
   datastore: Sqld
@@ -37,12 +44,20 @@ export interface WorkerEnv {
   close(): Promise<void>
 }
 
-/** sqld for the catalogue (migrated, with a sysadmin) and one for the DataStore; the Worker over both. */
-export async function startWorker(vars: Record<string, string> = {}): Promise<WorkerEnv> {
+/**
+ * sqld for the catalogue (migrated, with a sysadmin) and one for the DataStore; the Worker over both.
+ * `datastoreJwt`: the DataStore's sqld requires tokens of this key; the Worker writes with an rw
+ * token and reads (DATASTORE_READ_URL, the same server) with an ro one.
+ */
+export async function startWorker(
+  vars: Record<string, string> = {},
+  opts: { datastoreJwt?: SqldJwt } = {},
+): Promise<WorkerEnv> {
   const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-worker-'))
+  const jwt = opts.datastoreJwt
   const [catalogue, datastore] = (await Promise.all([
     startSqld({ dbPath: join(dir, 'catalogue.sqld') }),
-    startSqld({ dbPath: join(dir, 'datastore.sqld') }),
+    startSqld({ dbPath: join(dir, 'datastore.sqld'), jwtKey: jwt?.publicKey }),
   ])) as [Sqld, Sqld]
   // Migrations run out of band, as the README says for Workers; the admin CLI makes the sysadmin.
   const opened = await openCatalogDb(catalogue.url)
@@ -53,12 +68,16 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Wo
     ...TEST_PROFILE,
     DATABASE_URL: catalogue.url,
     DATASTORE_URL: datastore.url,
+    ...(jwt && {
+      DATASTORE_AUTH_TOKEN: jwt.token('rw'),
+      DATASTORE_READ_URL: datastore.url,
+      DATASTORE_READ_AUTH_TOKEN: jwt.token('ro'),
+    }),
     ...vars,
   }
-  const isolate = () => workerIsolate(script, bindings)
   const isolates: Miniflare[] = []
-  const track = async () => {
-    const mf = await isolate()
+  const track = async (extra: Record<string, string> = {}) => {
+    const mf = await workerIsolate(script, { ...bindings, ...extra })
     isolates.push(mf)
     return mf
   }
