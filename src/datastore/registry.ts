@@ -3,7 +3,7 @@
 import type { RawStatement } from '../db/executor'
 import { NotFound } from '../errors'
 import { typeFromName, type ColumnType } from './column-types'
-import type { DatastoreDb, DatastoreReader } from './store'
+import { sqliteMessage, type DatastoreDb, type DatastoreReader } from './store'
 
 export interface DsColumn {
   id: string
@@ -82,9 +82,11 @@ export async function findTable(db: DatastoreReader, id: string): Promise<DsTabl
   let tables = cache.get(db)
   if (!tables) cache.set(db, (tables = new Map()))
   const meta = String(row[1])
+  const version = Number(row[0])
   const hit = tables.get(id)
-  if (hit && hit.meta === meta) return hit.table
-  const table = build(id, Number(row[0]), JSON.parse(meta) as TableMeta)
+  // a copy: the version moves with every write (see writeGuard), the parsed entry only with the meta
+  if (hit && hit.meta === meta) return hit.table.version === version ? hit.table : { ...hit.table, version }
+  const table = build(id, version, JSON.parse(meta) as TableMeta)
   tables.set(id, { meta, table })
   return table
 }
@@ -129,6 +131,54 @@ export function saveTableStmt(id: string, meta: TableMeta, now: string, previous
         sql: 'INSERT INTO _ds_table (id, version, meta, created, modified) VALUES (?, 1, ?, ?, ?)',
         args: [id, JSON.stringify(clean), now, now],
       }
+}
+
+/*
+ * Read-then-write sequences (datastore_create's alter, keyed upserts, deletes, trigger reruns) are
+ * kept right by the database, not by a lock of one process (Worker requests and Node processes
+ * share the database but no lock): every write to a table bumps its catalogue version in the same
+ * batch, and each such batch starts with a guard that fails unless the table is still at the
+ * version read before (0: no table yet). A failed guard rolls the whole batch back and the sequence
+ * runs again on fresh reads (writeGuarded).
+ */
+
+/** A batch's first statement: fails (inserting nothing) unless table `id` is still at `version`. */
+export function writeGuard(id: string, version: number): RawStatement {
+  return {
+    // NOT NULL fails before the primary key is checked: the message names _ds_table.version
+    sql:
+      "INSERT INTO _ds_table (id, version, meta, created, modified) SELECT ?, NULL, '', '', '' " +
+      'WHERE coalesce((SELECT version FROM _ds_table WHERE id = ?), 0) <> ?',
+    args: [id, id, version],
+  }
+}
+
+/** Bumps the table's version: every write batch on the table's rows carries this. */
+export const touchTableStmt = (id: string): RawStatement => ({
+  sql: 'UPDATE _ds_table SET version = version + 1 WHERE id = ?',
+  args: [id],
+})
+
+/** The error of a batch whose writeGuard found the table changed. */
+export const isTableChanged = (e: unknown) =>
+  sqliteMessage(e).includes('NOT NULL constraint failed: _ds_table.version')
+
+const ATTEMPTS = 20
+
+/**
+ * Runs a read-then-write sequence under this process's lock, and again (re-reading) while its
+ * batch's writeGuard finds that another process or isolate changed the table meanwhile.
+ */
+export async function writeGuarded<T>(db: DatastoreDb, sequence: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.exclusive(sequence)
+    } catch (e) {
+      if (!isTableChanged(e) || attempt === ATTEMPTS) throw e
+      // jittered back-off, so that competing writers do not collide again in step
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
+    }
+  }
 }
 
 export const deleteTableStmt = (id: string): RawStatement => ({
