@@ -50,7 +50,10 @@ export interface DatastoreReader {
 export interface DatastoreDb extends DatastoreReader {
   /** Runs the statements in one transaction: all commit or none does. */
   write(stmts: RawStatement[]): Promise<void>
-  /** Serialises this process's read-then-write sequences on the DataStore. */
+  /**
+   * Serialises this process's read-then-write sequences on the DataStore, sparing them retries;
+   * their correctness across processes and Worker requests comes from the database (writeGuard).
+   */
   exclusive<T>(fn: () => Promise<T>): Promise<T>
   /** The read location (service.datastore.read_url) of the pure read actions; absent: this database. */
   reader?: DatastoreReader
