@@ -20,6 +20,12 @@ const toResult = (rs: ResultSet): DsResult => ({
  */
 export type AbortableClient = (signal: AbortSignal) => Client
 
+/**
+ * The URL an AbortableClient uses: `ws:`/`wss:` as `http:`/`https:` (sqld and Turso serve both on
+ * one port), since createClient's `fetch` option carries only HTTP requests.
+ */
+export const overHttp = (url: string) => url.replace(/^ws(s?):/i, 'http$1:')
+
 /** The given fetch with `signal` on every request: what an AbortableClient passes to createClient. */
 export const fetchWithSignal =
   (signal: AbortSignal, base: typeof fetch = fetch) =>

@@ -8,6 +8,7 @@ import {
   clientDatastore,
   clientDatastoreReader,
   fetchWithSignal,
+  overHttp,
   type AbortableClient,
 } from '../datastore/client-store'
 import { mutex, type DatastoreDb, type DatastoreReader } from '../datastore/store'
@@ -30,7 +31,7 @@ function clientOf(url: string, authToken?: string) {
   const client = createClient({ url, authToken })
   const abortable: AbortableClient | undefined = url.startsWith('file:')
     ? undefined // an embedded file runs on this thread: nothing to abort
-    : (signal) => createClient({ url, authToken, fetch: fetchWithSignal(signal) })
+    : (signal) => createClient({ url: overHttp(url), authToken, fetch: fetchWithSignal(signal) })
   return { client, abortable }
 }
 

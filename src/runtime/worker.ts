@@ -9,7 +9,12 @@ import type { Deps } from '../context'
 import { clientExecutor, clientReader } from '../db/executor'
 import type { CatalogDb } from '../db/types'
 import { buildDeps, warmUp } from './deps'
-import { clientDatastore, clientDatastoreReader, fetchWithSignal } from '../datastore/client-store'
+import {
+  clientDatastore,
+  clientDatastoreReader,
+  fetchWithSignal,
+  overHttp,
+} from '../datastore/client-store'
 import { libsqlJobQueue } from '../jobs/job-queue'
 import { jobKinds } from '../jobs/kinds'
 import { directWriter } from '../model/write-batcher'
@@ -49,7 +54,7 @@ function build(env: WorkerEnv): App {
   // datastore_search_sql's time limit: each query's own client, its request aborted at the deadline
   // (sqld stops a statement whose client went away; see src/datastore/client-store.ts)
   const abortable = (u: string, authToken?: string) => (signal: AbortSignal) =>
-    createClient({ url: u, authToken, fetch: fetchWithSignal(signal) })
+    createClient({ url: overHttp(u), authToken, fetch: fetchWithSignal(signal) })
   // The DataStore is a separate database; without a write URL its actions say it is not configured.
   // The pure read actions read from the read location when one is set (with a read-only token).
   const ds = vars.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined)

@@ -56,7 +56,9 @@ beforeAll(async () => {
     { 'service.datastore.sqlsearch.timeout_ms': String(TIMEOUT_MS) },
     { datastore: await openDatastore(primary.url, RW, { url: primary.url, authToken: RO }) },
   )
-  split = await setup({}, { datastore: await openDatastore(primary.url, RW, { url: copy.url, authToken: RO }) })
+  // (a ws: read URL: datastore_search_sql's own requests go over HTTP, see overHttp)
+  const copyWs = copy.url.replace(/^http:/, 'ws:')
+  split = await setup({}, { datastore: await openDatastore(primary.url, RW, { url: copyWs, authToken: RO }) })
   admin = await t.make.sysadmin()
   splitAdmin = await split.make.sysadmin()
 }, 60_000)
