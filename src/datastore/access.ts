@@ -5,12 +5,22 @@ import { NotFound, ValidationError } from '../errors'
 import { loadPackage } from '../model/package'
 import type { ResourceRow } from '../model/resource'
 import { loadResource, saveResource, shownResource } from '../model/resource-write'
-import type { DatastoreDb } from './store'
+import type { DatastoreDb, DatastoreReader } from './store'
 
 /** The DataStore database, or a clear error where none is configured (Workers without DATASTORE_URL). */
 export function datastoreOf(ctx: ActionContext): DatastoreDb {
   if (!ctx.datastore) throw ValidationError.message('The DataStore is not configured (set DATASTORE_URL).')
   return ctx.datastore
+}
+
+/**
+ * Where the pure read actions read: the read location (service.datastore.read_url) when one is
+ * set, else the write database. Typed without any write method. Reads that must see a write of
+ * the same request (upsert's returned records, create's table info) use datastoreOf instead.
+ */
+export function datastoreReaderOf(ctx: ActionContext): DatastoreReader {
+  const db = datastoreOf(ctx)
+  return db.reader ?? db
 }
 
 /** An active resource or undefined. */

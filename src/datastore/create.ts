@@ -18,6 +18,8 @@ import {
   aliasesOf,
   findTable,
   saveTableStmt,
+  writeGuard,
+  writeGuarded,
   type DsColumn,
   type DsTable,
   type TableMeta,
@@ -114,7 +116,7 @@ function checkColumnsExist(names: string[], columns: DsColumn[]) {
 export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: () => string) {
   for (const a of input.aliases ?? [])
     if (!isValidAliasName(a)) throw ValidationError.field('alias', `"${a}" is not a valid alias name`)
-  return db.exclusive(async () => {
+  return writeGuarded(db, async () => {
     const existing = await findTable(db, input.id)
     const { columns, added, echoed } = planColumns(existing, input)
     const primary_key = input.primary_key ?? existing?.primary_key ?? []
@@ -149,7 +151,7 @@ export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: ()
       stmts.push(...aliasStatements(input.id, existing ? await aliasesOf(db, input.id) : [], input.aliases))
     stmts.push(saveTableStmt(input.id, meta, now(), existing))
     try {
-      await db.write(stmts)
+      await db.write([writeGuard(input.id, existing?.version ?? 0), ...stmts])
     } catch (e) {
       const creatingKey = keyChanged && !sameKey(existing?.primary_key, primary_key)
       throw writeError(e, input.id, creatingKey, existing?.primary_key ?? [])

@@ -13,7 +13,7 @@ import { findTableByName } from './registry'
 import { columnDecoders } from './search'
 import { outFields } from './search-output'
 import { pgMessage } from './sql-guard'
-import { sqliteMessage, type DatastoreDb, type DsResult } from './store'
+import { sqliteMessage, type DatastoreReader, type DsResult } from './store'
 
 export const DUMP_FORMATS = ['csv', 'tsv', 'json', 'xml'] as const
 export type DumpFormat = (typeof DUMP_FORMATS)[number]
@@ -80,7 +80,7 @@ function errorLines(e: ValidationError): string {
  */
 export async function openDump(
   ctx: ActionContext,
-  db: DatastoreDb,
+  db: DatastoreReader,
   name: string,
   p: DumpParams,
 ): Promise<Dump> {

@@ -4,7 +4,7 @@ import { ValidationError } from '../errors'
 import { compileFunction, TriggerRaise, type CompiledFunction } from './plpgsql'
 import type { Row, RowTransform } from './records'
 import type { DsTable } from './registry'
-import type { DatastoreDb } from './store'
+import type { DatastoreDb, DatastoreReader } from './store'
 
 export interface StoredFunction {
   name: string
@@ -24,7 +24,7 @@ function compiledOf(f: StoredFunction): CompiledFunction {
   return c
 }
 
-export async function findFunction(db: DatastoreDb, name: string): Promise<StoredFunction | undefined> {
+export async function findFunction(db: DatastoreReader, name: string): Promise<StoredFunction | undefined> {
   const { rows } = await db.query('SELECT name, definition, rettype FROM _ds_function WHERE name = ?', [name])
   const r = rows[0]
   return r ? { name: String(r[0]), definition: String(r[1]), rettype: String(r[2]) } : undefined

@@ -3,7 +3,7 @@
 import type { RawStatement } from '../db/executor'
 import { NotFound } from '../errors'
 import { typeFromName, type ColumnType } from './column-types'
-import type { DatastoreDb } from './store'
+import { sqliteMessage, type DatastoreDb, type DatastoreReader } from './store'
 
 export interface DsColumn {
   id: string
@@ -64,10 +64,9 @@ export async function ensureRegistry(db: DatastoreDb) {
 }
 
 /**
- * Parsed entries, by id and version, with the text they were parsed from. Parsing depends on
- * nothing else, so one cache serves every DataStore database of the process or isolate (a Worker
- * opens a new handle per request); a dropped and re-created table starts again at version 1,
- * hence the text check.
+ * Parsed entries by table id, with the text they were parsed from. Parsing depends on nothing
+ * else, so one cache serves every DataStore database of the process or isolate (a Worker opens a
+ * new handle per request); the text check covers a table dropped and re-created.
  */
 const parsed = new Map<string, { meta: string; table: DsTable }>()
 const PARSED_MAX = 2000
@@ -78,24 +77,24 @@ function build(id: string, version: number, meta: TableMeta): DsTable {
 }
 
 function entry(id: string, version: number, meta: string): DsTable {
-  const key = `${id}\u0000${version}`
-  const hit = parsed.get(key)
-  if (hit && hit.meta === meta) return hit.table
+  const hit = parsed.get(id)
+  // a copy: the version moves with every write (see writeGuard), the parsed entry only with the meta
+  if (hit && hit.meta === meta) return hit.table.version === version ? hit.table : { ...hit.table, version }
   const table = build(id, version, JSON.parse(meta) as TableMeta)
-  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!)
-  parsed.set(key, { meta, table })
+  if (parsed.size >= PARSED_MAX && !parsed.has(id)) parsed.delete(parsed.keys().next().value!)
+  parsed.set(id, { meta, table })
   return table
 }
 
 /** The table's catalogue entry, or undefined when `id` has no table. */
-export async function findTable(db: DatastoreDb, id: string): Promise<DsTable | undefined> {
+export async function findTable(db: DatastoreReader, id: string): Promise<DsTable | undefined> {
   const { rows } = await db.query('SELECT version, meta FROM _ds_table WHERE id = ?', [id])
   const row = rows[0]
   return row ? entry(id, Number(row[0]), String(row[1])) : undefined
 }
 
 /** The table behind a table id or an alias, in one query; undefined when neither. */
-export async function findTableByName(db: DatastoreDb, name: string): Promise<DsTable | undefined> {
+export async function findTableByName(db: DatastoreReader, name: string): Promise<DsTable | undefined> {
   const { rows } = await db.query(
     'SELECT id, version, meta FROM _ds_table WHERE id = ? UNION ALL ' +
       'SELECT t.id, t.version, t.meta FROM _ds_alias a JOIN _ds_table t ON t.id = a.table_id WHERE a.name = ? LIMIT 1',
@@ -108,13 +107,13 @@ export async function findTableByName(db: DatastoreDb, name: string): Promise<Ds
 export const tableNotFound = (id: string) => new NotFound(`Resource "${id}" was not found.`)
 
 /** The table behind an id, or NotFound in CKAN's words. */
-export async function requireTable(db: DatastoreDb, id: string): Promise<DsTable> {
+export async function requireTable(db: DatastoreReader, id: string): Promise<DsTable> {
   const t = await findTable(db, id)
   if (!t) throw tableNotFound(id)
   return t
 }
 
-export async function aliasesOf(db: DatastoreDb, id: string): Promise<string[]> {
+export async function aliasesOf(db: DatastoreReader, id: string): Promise<string[]> {
   const { rows } = await db.query('SELECT name FROM _ds_alias WHERE table_id = ? ORDER BY name', [id])
   return rows.map((r) => String(r[0]))
 }
@@ -136,6 +135,54 @@ export function saveTableStmt(id: string, meta: TableMeta, now: string, previous
         sql: 'INSERT INTO _ds_table (id, version, meta, created, modified) VALUES (?, 1, ?, ?, ?)',
         args: [id, JSON.stringify(clean), now, now],
       }
+}
+
+/*
+ * Read-then-write sequences (datastore_create's alter, keyed upserts, deletes, trigger reruns) are
+ * kept right by the database, not by a lock of one process (Worker requests and Node processes
+ * share the database but no lock): every write to a table bumps its catalogue version in the same
+ * batch, and each such batch starts with a guard that fails unless the table is still at the
+ * version read before (0: no table yet). A failed guard rolls the whole batch back and the sequence
+ * runs again on fresh reads (writeGuarded).
+ */
+
+/** A batch's first statement: fails (inserting nothing) unless table `id` is still at `version`. */
+export function writeGuard(id: string, version: number): RawStatement {
+  return {
+    // NOT NULL fails before the primary key is checked: the message names _ds_table.version
+    sql:
+      "INSERT INTO _ds_table (id, version, meta, created, modified) SELECT ?, NULL, '', '', '' " +
+      'WHERE coalesce((SELECT version FROM _ds_table WHERE id = ?), 0) <> ?',
+    args: [id, id, version],
+  }
+}
+
+/** Bumps the table's version: every write batch on the table's rows carries this. */
+export const touchTableStmt = (id: string): RawStatement => ({
+  sql: 'UPDATE _ds_table SET version = version + 1 WHERE id = ?',
+  args: [id],
+})
+
+/** The error of a batch whose writeGuard found the table changed. */
+export const isTableChanged = (e: unknown) =>
+  sqliteMessage(e).includes('NOT NULL constraint failed: _ds_table.version')
+
+const ATTEMPTS = 20
+
+/**
+ * Runs a read-then-write sequence under this process's lock, and again (re-reading) while its
+ * batch's writeGuard finds that another process or isolate changed the table meanwhile.
+ */
+export async function writeGuarded<T>(db: DatastoreDb, sequence: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.exclusive(sequence)
+    } catch (e) {
+      if (!isTableChanged(e) || attempt === ATTEMPTS) throw e
+      // jittered back-off, so that competing writers do not collide again in step
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
+    }
+  }
 }
 
 export const deleteTableStmt = (id: string): RawStatement => ({

@@ -3,7 +3,7 @@ import { parseType } from './column-types'
 import { planSearch, invalidQuery, type OutColumn, type PlannedSearch, type SearchSpec } from './query'
 import { decoders } from './records'
 import type { DsTable } from './registry'
-import { sqliteMessage, type DatastoreDb, type DsResult } from './store'
+import { sqliteMessage, type DatastoreReader, type DsResult } from './store'
 import type { InValue } from '@libsql/client'
 
 export const TABLE_METADATA = '_table_metadata'
@@ -50,7 +50,7 @@ async function run<T>(f: () => Promise<T>, sql: string, args: unknown[]): Promis
 }
 
 export async function searchTable(
-  db: DatastoreDb,
+  db: DatastoreReader,
   t: DsTable,
   spec: SearchSpec,
   includeTotal: boolean,

@@ -2,9 +2,10 @@
 import type { ActionContext } from '../context'
 import { ValidationError } from '../errors'
 import { requireCanReadTables, sqlPermissionRefused } from '../auth/datastore'
+import { explainTables } from './client-store'
 import { findTable, type DsTable } from './registry'
 import { guardSql, pgMessage, SqlRefused } from './sql-guard'
-import { SqlTimeout, sqliteMessage, type DatastoreDb, type SqlResult } from './store'
+import { SqlTimeout, sqliteMessage, type DatastoreReader, type SqlResult } from './store'
 import { fromStoredSql } from './values'
 
 function refused(e: SqlRefused): Error {
@@ -19,22 +20,8 @@ const sqlError = (e: unknown, sql: string) => {
   return new ValidationError({ query: [msg], info })
 }
 
-/** Real tables read through EXPLAIN: OpenRead root pages mapped to names (portable fallback). */
-async function explainTables(db: DatastoreDb, sql: string): Promise<string[]> {
-  const plan = await db.query(`EXPLAIN ${sql}`)
-  const op = plan.columns.indexOf('opcode')
-  const p2 = plan.columns.indexOf('p2')
-  const roots = new Set<number>()
-  for (const r of plan.rows) if (r[op] === 'OpenRead') roots.add(Number(r[p2]))
-  if (!roots.size) return []
-  const { rows } = await db.query('SELECT tbl_name, rootpage FROM sqlite_schema WHERE rootpage > 0')
-  const names = new Set<string>()
-  for (const r of rows) if (roots.has(Number(r[1]))) names.add(String(r[0]))
-  return [...names]
-}
-
 /** Every table the query reads must be a DataStore table the caller may read. */
-async function authorizeTables(ctx: ActionContext, db: DatastoreDb, tables: string[]) {
+async function authorizeTables(ctx: ActionContext, db: DatastoreReader, tables: string[]) {
   const byName = new Map<string, DsTable>()
   const found: { name: string; isTable: boolean }[] = []
   for (const name of tables) {
@@ -80,7 +67,7 @@ function guessType(rows: unknown[][], i: number): string {
   return 'text'
 }
 
-export async function searchSql(ctx: ActionContext, db: DatastoreDb, sql: string) {
+export async function searchSql(ctx: ActionContext, db: DatastoreReader, sql: string) {
   const rowsMax = ctx.config.int('service.datastore.search.rows_max')
   let guarded
   try {

@@ -31,9 +31,13 @@ export interface SqlRunner {
   close(): void
 }
 
-export interface DatastoreDb {
-  /** Runs the statements in one transaction: all commit or none does. */
-  write(stmts: RawStatement[]): Promise<void>
+/**
+ * Reads of the DataStore database. It has no method that writes: the pure read actions
+ * (datastore_search, datastore_search_sql, datastore_info, dumps) get only this, and where it is
+ * its own location (service.datastore.read_url) its connection is read-only as well (a read-only
+ * token of the libSQL server, or a `mode=ro` file).
+ */
+export interface DatastoreReader {
   /** One read statement; rows as arrays in column order. */
   query(sql: string, args?: InValue[]): Promise<DsResult>
   /**
@@ -45,8 +49,19 @@ export interface DatastoreDb {
   stream(sql: string, args: InValue[], chunkRows: number): AsyncIterable<DsResult>
   /** The time-limited SQL runner; without one, datastore_search_sql runs through query() unguarded in time. */
   sql?: SqlRunner
-  /** Serialises this process's read-then-write sequences on the DataStore. */
+}
+
+/** The DataStore's primary (write) database; its reads see its own writes at once. */
+export interface DatastoreDb extends DatastoreReader {
+  /** Runs the statements in one transaction: all commit or none does. */
+  write(stmts: RawStatement[]): Promise<void>
+  /**
+   * Serialises this process's read-then-write sequences on the DataStore, sparing them retries;
+   * their correctness across processes and Worker requests comes from the database (writeGuard).
+   */
   exclusive<T>(fn: () => Promise<T>): Promise<T>
+  /** The read location (service.datastore.read_url) of the pure read actions; absent: this database. */
+  reader?: DatastoreReader
   close(): void
 }
 

@@ -7,12 +7,21 @@ import { tableTransform } from './functions'
 import { quoteIdent } from './ident'
 import { invalidQuery, planSearch } from './query'
 import { insertRecords, keyedWrites, requireKey, rerunStatements, type KeyLookup, type Row } from './records'
-import { aliasesOf, deleteTableStmt, requireTable, type DsTable } from './registry'
+import {
+  aliasesOf,
+  deleteTableStmt,
+  isTableChanged,
+  requireTable,
+  touchTableStmt,
+  writeGuard,
+  writeGuarded,
+  type DsTable,
+} from './registry'
 import { sqliteCode, sqliteMessage, type DatastoreDb } from './store'
 
 export type UpsertMethod = 'upsert' | 'insert' | 'update'
 
-/** Existing rows by key, read in chunks (the caller holds the DataStore lock). */
+/** Existing rows by key, read in chunks (inside writeGuarded: the write fails if they changed). */
 function keyLookup(db: DatastoreDb, t: DsTable): KeyLookup {
   const key = requireKey(t)
   const keyCols = key.map((i) => quoteIdent(t.columns[i]!.id))
@@ -63,13 +72,17 @@ export async function upsertRecords(
   method: UpsertMethod,
   opts: { now: () => string; dryRun?: boolean },
 ) {
-  await db.exclusive(async () => {
+  await writeGuarded(db, async () => {
     const t = await requireTable(db, id)
     const transform = await tableTransform(db, t, opts.now)
     const stmts: RawStatement[] =
       method === 'insert'
         ? insertRecords(t, records, 'insert', transform)
         : await keyedWrites(t, records, method, keyLookup(db, t), transform)
+    if (stmts.length) {
+      stmts.unshift(writeGuard(id, t.version))
+      stmts.push(touchTableStmt(id))
+    }
     try {
       await db.write(opts.dryRun ? [...stmts, ROLLBACK] : stmts)
     } catch (e) {
@@ -81,13 +94,14 @@ export async function upsertRecords(
 
 /** Deletes the rows matching `filters` (datastore_search semantics). */
 export async function deleteRows(db: DatastoreDb, id: string, filters: Record<string, unknown>) {
-  await db.exclusive(async () => {
+  await writeGuarded(db, async () => {
     const t = await requireTable(db, id)
     const plan = planSearch(t, { filters, plain: true, language: 'english', distinct: false, limit: 0, offset: 0 })
     const sql = `DELETE FROM ${quoteIdent(t.id)} AS t${plan.where}`
     try {
-      await db.write([{ sql, args: plan.countArgs }])
+      await db.write([writeGuard(id, t.version), { sql, args: plan.countArgs }, touchTableStmt(id)])
     } catch (e) {
+      if (isTableChanged(e)) throw e
       throw invalidQuery(sqliteMessage(e), sql, plan.countArgs)
     }
   })
@@ -95,15 +109,16 @@ export async function deleteRows(db: DatastoreDb, id: string, filters: Record<st
 
 /** Drops the table with its aliases and catalogue entry. */
 export async function dropTable(db: DatastoreDb, id: string) {
-  await db.exclusive(async () => {
-    await requireTable(db, id)
-    await db.write([...dropTableStatements(id, await aliasesOf(db, id)), deleteTableStmt(id)])
+  await writeGuarded(db, async () => {
+    const t = await requireTable(db, id)
+    const drop = dropTableStatements(id, await aliasesOf(db, id))
+    await db.write([writeGuard(id, t.version), ...drop, deleteTableStmt(id)])
   })
 }
 
 /** Passes every row through the table's triggers as an update; returns the row count. */
 export async function rerunTriggers(db: DatastoreDb, id: string, now: () => string): Promise<number> {
-  return db.exclusive(async () => {
+  return writeGuarded(db, async () => {
     const t = await requireTable(db, id)
     const transform = await tableTransform(db, t, now)
     const cols = t.columns.map((c) => quoteIdent(c.id))
@@ -113,7 +128,7 @@ export async function rerunTriggers(db: DatastoreDb, id: string, now: () => stri
     if (!transform || !cols.length) return rows.length
     const { stmts, skipped } = rerunStatements(t, rows, transform)
     try {
-      await db.write(stmts)
+      if (stmts.length) await db.write([writeGuard(id, t.version), ...stmts, touchTableStmt(id)])
     } catch (e) {
       throw upsertError(e, t)
     }

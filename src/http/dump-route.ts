@@ -98,7 +98,8 @@ export function mountDumpRoute(app: Hono, source: DepsResolver) {
       const name = c.req.param('resource_id')
       const p = c.req.valid('query')
       const deps = await source.of(c.req.raw)
-      const db = deps.datastore
+      // the read location when one is set (service.datastore.read_url): a dump only reads
+      const db = deps.datastore?.reader ?? deps.datastore
       if (!db) return refused(resourceNotFound())
       const ctx = await requestContext(deps, c.req.raw.headers)
       let dump: Dump

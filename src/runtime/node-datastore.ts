@@ -4,8 +4,14 @@ import { dirname, resolve } from 'node:path'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { createClient, type InValue } from '@libsql/client'
 import Database from 'libsql'
-import { clientDatastore } from '../datastore/client-store'
-import { mutex, type DatastoreDb } from '../datastore/store'
+import {
+  clientDatastore,
+  clientDatastoreReader,
+  fetchWithSignal,
+  overHttp,
+  type AbortableClient,
+} from '../datastore/client-store'
+import { mutex, type DatastoreDb, type DatastoreReader } from '../datastore/store'
 import { ensureRegistry } from '../datastore/registry'
 import { statementCache, syncExecutor } from './node-db'
 import { openNodeSqlRunner, readOnlyUri } from './node-sql-runner'
@@ -20,28 +26,29 @@ export function datastoreUrl(explicit: string | undefined, catalogueUrl: string)
   throw new Error('Set DATASTORE_URL (or service.datastore.write_url) for a remote catalogue database')
 }
 
+/** A server's client, and (for remote URLs) new ones whose requests a deadline can abort. */
+function clientOf(url: string, authToken?: string) {
+  const client = createClient({ url, authToken })
+  const abortable: AbortableClient | undefined = url.startsWith('file:')
+    ? undefined // an embedded file runs on this thread: nothing to abort
+    : (signal) => createClient({ url: overHttp(url), authToken, fetch: fetchWithSignal(signal) })
+  return { client, abortable }
+}
+
+type Reader = DatastoreReader & { close(): void }
+
 /** The DataStore through the portable @libsql/client adapter (Workers' code path), prepared. */
 export async function openClientDatastore(url: string, authToken?: string): Promise<DatastoreDb> {
-  const store = clientDatastore(createClient({ url, authToken }))
+  const { client, abortable } = clientOf(url, authToken)
+  const store = clientDatastore(client, { abortable })
   await ensureRegistry(store)
   return store
 }
 
-/** Opens (and prepares) the DataStore database. Embedded files get the synchronous fast paths. */
-export async function openDatastore(url: string, authToken?: string): Promise<DatastoreDb> {
-  if (!url.startsWith('file:')) return openClientDatastore(url, authToken)
-  const path = resolve(url.slice(5).split('?')[0]!)
-  mkdirSync(dirname(path), { recursive: true })
-  const conn = new Database(path)
-  // a 16 MiB page cache holds the count index of a ~1M-row table (an unfiltered page with
-  // include_total takes 3 ms instead of 6 ms with 4 MiB); it costs as much resident memory once full
-  conn.exec(
-    'PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; ' +
-      'PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=8000',
-  )
+/** Reads of an embedded file on `conn`; streams on read-only connections of their own. */
+function fileReads(path: string, conn: Database.Database): DatastoreReader {
   const prepare = statementCache(conn)
-  const store: DatastoreDb = {
-    write: syncExecutor(conn),
+  return {
     async query(sql, args = []) {
       const st = prepare(sql)
       const rows = st.raw(true).all(args as InValue[]) as unknown[][]
@@ -70,6 +77,74 @@ export async function openDatastore(url: string, authToken?: string): Promise<Da
         ro.close()
       }
     },
+  }
+}
+
+const filePath = (url: string) => resolve(url.slice(5).split('?')[0]!)
+
+/**
+ * Opens the DataStore's read location (service.datastore.read_url): an embedded file opened
+ * read-only (`mode=ro`, with Node's SQL runner), or a libSQL server, which should be given a
+ * read-only token (sqld refuses every write of a JWT with `"a": "ro"`).
+ */
+export async function openDatastoreReader(url: string, authToken?: string): Promise<Reader> {
+  if (!url.startsWith('file:')) {
+    const { client, abortable } = clientOf(url, authToken)
+    return clientDatastoreReader(client, { abortable })
+  }
+  const path = filePath(url)
+  const conn = new Database(readOnlyUri(path))
+  const sql = openNodeSqlRunner(path)
+  return {
+    ...fileReads(path, conn),
+    sql,
+    close() {
+      sql.close()
+      conn.close()
+    },
+  }
+}
+
+/** A location and its token. */
+export interface DatastoreLocation {
+  url: string
+  authToken?: string
+}
+
+/**
+ * Opens (and prepares) the DataStore database. Embedded files get the synchronous fast paths.
+ * `read`: the read location of the pure read actions (see openDatastoreReader), opened once the
+ * write database is prepared and closed with it.
+ */
+export async function openDatastore(
+  url: string,
+  authToken?: string,
+  read?: DatastoreLocation,
+): Promise<DatastoreDb> {
+  const withReader = async (store: DatastoreDb) => {
+    if (!read) return store
+    const reader = await openDatastoreReader(read.url, read.authToken)
+    const closeStore = store.close
+    store.reader = reader
+    store.close = () => {
+      reader.close()
+      closeStore()
+    }
+    return store
+  }
+  if (!url.startsWith('file:')) return withReader(await openClientDatastore(url, authToken))
+  const path = filePath(url)
+  mkdirSync(dirname(path), { recursive: true })
+  const conn = new Database(path)
+  // a 16 MiB page cache holds the count index of a ~1M-row table (an unfiltered page with
+  // include_total takes 3 ms instead of 6 ms with 4 MiB); it costs as much resident memory once full
+  conn.exec(
+    'PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; ' +
+      'PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=8000',
+  )
+  const store: DatastoreDb = {
+    write: syncExecutor(conn),
+    ...fileReads(path, conn),
     exclusive: mutex(),
     close: () => conn.close(),
   }
@@ -77,10 +152,9 @@ export async function openDatastore(url: string, authToken?: string): Promise<Da
   // after the registry exists: the runner's read-only connections open the file as it is
   const sql = openNodeSqlRunner(path)
   store.sql = sql
-  const closeStore = store.close
   store.close = () => {
     sql.close()
-    closeStore()
+    conn.close()
   }
-  return store
+  return withReader(store)
 }

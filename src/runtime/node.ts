@@ -16,9 +16,12 @@ const env = process.env
 const config = loadConfig(env)
 const url = env.DATABASE_URL ?? 'file:./data/catalogue.db'
 const { db, headProbe, writeExecutor, readExecutor } = await openCatalogDb(url, env.DATABASE_AUTH_TOKEN)
+// The pure read actions read from service.datastore.read_url when it is set (with a read-only token).
+const readUrl = env.DATASTORE_READ_URL ?? (config.str('service.datastore.read_url') || undefined)
 const datastore = await openDatastore(
   datastoreUrl(env.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined), url),
   env.DATASTORE_AUTH_TOKEN,
+  readUrl ? { url: readUrl, authToken: env.DATASTORE_READ_AUTH_TOKEN } : undefined,
 )
 const deps = buildDeps(config, db, {
   headProbe,

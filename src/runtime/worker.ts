@@ -9,7 +9,12 @@ import type { Deps } from '../context'
 import { clientExecutor, clientReader } from '../db/executor'
 import type { CatalogDb } from '../db/types'
 import { buildDeps, warmUp } from './deps'
-import { clientDatastore } from '../datastore/client-store'
+import {
+  clientDatastore,
+  clientDatastoreReader,
+  fetchWithSignal,
+  overHttp,
+} from '../datastore/client-store'
 import { libsqlJobQueue } from '../jobs/job-queue'
 import { jobKinds } from '../jobs/kinds'
 import { directWriter } from '../model/write-batcher'
@@ -46,6 +51,22 @@ function build(env: WorkerEnv): App {
   if (!url) throw new Error('DATABASE_URL (a libsql:// or https:// URL) is not set')
   const config = loadConfig(vars)
   const open = (u: string, authToken?: string): Client => createClient({ url: u, authToken })
+  // datastore_search_sql's time limit: each query's own client, its request aborted at the deadline
+  // (sqld stops a statement whose client went away; see src/datastore/client-store.ts)
+  const abortable = (u: string, authToken?: string) => (signal: AbortSignal) =>
+    createClient({ url: overHttp(u), authToken, fetch: fetchWithSignal(signal) })
+  // The DataStore is a separate database; without a write URL its actions say it is not configured.
+  // The pure read actions read from the read location when one is set (with a read-only token).
+  const ds = vars.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined)
+  const dsRead = vars.DATASTORE_READ_URL ?? (config.str('service.datastore.read_url') || undefined)
+  const openDatastore = (dsUrl: string) => {
+    const token = vars.DATASTORE_AUTH_TOKEN
+    const readToken = vars.DATASTORE_READ_AUTH_TOKEN
+    const reader = dsRead
+      ? clientDatastoreReader(open(dsRead, readToken), { abortable: abortable(dsRead, readToken) })
+      : undefined
+    return clientDatastore(open(dsUrl, token), { abortable: abortable(dsUrl, token), reader })
+  }
   // The isolate's own services; their db is only a template: requests get their own below.
   const shared = buildDeps(config, drizzle(open(url, vars.DATABASE_AUTH_TOKEN), { schema }) as CatalogDb, {
     search: { perRequest: true },
@@ -67,7 +88,6 @@ function build(env: WorkerEnv): App {
     const db = drizzle(client, { schema }) as CatalogDb
     const read = clientReader(client)
     const changes = shared.changes.through(read)
-    const dsUrl = vars.DATASTORE_URL
     const io = {
       ...shared,
       config: configFor(req),
@@ -75,8 +95,7 @@ function build(env: WorkerEnv): App {
       read,
       changes,
       writer: directWriter(clientExecutor(client)),
-      // The DataStore is a separate database; without DATASTORE_URL its actions say it is not configured.
-      datastore: dsUrl ? clientDatastore(open(dsUrl, vars.DATASTORE_AUTH_TOKEN)) : undefined,
+      datastore: ds ? openDatastore(ds) : undefined,
       blobs: env.STORAGE
         ? r2BlobStore(env.STORAGE)
         : notConfiguredBlobStore('no STORAGE R2 bucket binding'),

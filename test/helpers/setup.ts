@@ -11,6 +11,7 @@ import { nodeBlobStore } from '../../src/runtime/node-blob-store'
 import { nodeMailer } from '../../src/runtime/node-mailer'
 import type { JobKinds } from '../../src/jobs/job-kinds'
 import type { Deps } from '../../src/context'
+import type { DatastoreDb } from '../../src/datastore/store'
 import { makers } from './make'
 
 /** CKAN's test-ini profile: what CKAN's own API tests run with. */
@@ -42,18 +43,21 @@ export interface CallResult {
 /**
  * `portableDatastore`: the DataStore through the portable `@libsql/client` adapter (Workers' code
  * path: batches, LIMIT/OFFSET streams, EXPLAIN table checks) instead of Node's synchronous one.
- * `jobKinds`: the kinds the job queue accepts (default: the app's own). Uploads go to an
+ * `datastore`: a DataStore opened by the test (a libSQL server, a read location) instead of the
+ * temp file. `jobKinds`: the kinds the job queue accepts (default: the app's own). Uploads go to an
  * `uploads` directory beside the database; mail goes to `smtp.server` when an override sets it.
  */
 export async function setup(
   overrides: Record<string, string> = {},
-  opts: { portableDatastore?: boolean; jobKinds?: JobKinds<Deps> } = {},
+  opts: { portableDatastore?: boolean; datastore?: DatastoreDb; jobKinds?: JobKinds<Deps> } = {},
 ) {
   const file = tempDbFile()
   const { db, client, headProbe, writeExecutor, readExecutor } = await openCatalogDb(`file:${file}`)
   const config = loadConfig({ ...TEST_PROFILE, ...overrides })
   const dsUrl = datastoreUrl(undefined, `file:${file}`)
-  const datastore = opts.portableDatastore ? await openClientDatastore(dsUrl) : await openDatastore(dsUrl)
+  const datastore =
+    opts.datastore ??
+    (opts.portableDatastore ? await openClientDatastore(dsUrl) : await openDatastore(dsUrl))
   const deps = buildDeps(config, db, {
     headProbe,
     writeExecutor,

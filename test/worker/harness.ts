@@ -14,7 +14,14 @@ import { TEST_PROFILE } from '../helpers/setup'
 
 interface Sqld {
   url: string
+  pid: number
   stop(): Promise<void>
+}
+
+/** sqld's JWT authentication (scripts/sqld.mjs sqldJwt()). */
+export interface SqldJwt {
+  publicKey: string
+  token(access: 'rw' | 'ro'): string
 }
 
 /** Bundles the Worker exactly as `wrangler deploy` would (once per test file). */
@@ -40,12 +47,20 @@ export interface WorkerEnv {
   close(): Promise<void>
 }
 
-/** sqld for the catalogue (migrated, with a sysadmin) and one for the DataStore; the Worker over both. */
-export async function startWorker(vars: Record<string, string> = {}): Promise<WorkerEnv> {
+/**
+ * sqld for the catalogue (migrated, with a sysadmin) and one for the DataStore; the Worker over both.
+ * `datastoreJwt`: the DataStore's sqld requires tokens of this key; the Worker writes with an rw
+ * token and reads (DATASTORE_READ_URL, the same server) with an ro one.
+ */
+export async function startWorker(
+  vars: Record<string, string> = {},
+  opts: { datastoreJwt?: SqldJwt } = {},
+): Promise<WorkerEnv> {
   const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-worker-'))
+  const jwt = opts.datastoreJwt
   const [catalogue, datastore] = (await Promise.all([
     startSqld({ dbPath: join(dir, 'catalogue.sqld') }),
-    startSqld({ dbPath: join(dir, 'datastore.sqld') }),
+    startSqld({ dbPath: join(dir, 'datastore.sqld'), jwtKey: jwt?.publicKey }),
   ])) as [Sqld, Sqld]
   // Migrations run out of band, as the README says for Workers; the admin CLI makes the sysadmin.
   const opened = await openCatalogDb(catalogue.url)
@@ -56,6 +71,11 @@ export async function startWorker(vars: Record<string, string> = {}): Promise<Wo
     ...TEST_PROFILE,
     DATABASE_URL: catalogue.url,
     DATASTORE_URL: datastore.url,
+    ...(jwt && {
+      DATASTORE_AUTH_TOKEN: jwt.token('rw'),
+      DATASTORE_READ_URL: datastore.url,
+      DATASTORE_READ_AUTH_TOKEN: jwt.token('ro'),
+    }),
     ...vars,
   }
   const isolate = (changes: Record<string, string | undefined> = {}) => {

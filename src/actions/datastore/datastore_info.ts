@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { NotFound } from '../../errors'
 import { infoKind } from '../../datastore/column-types'
-import { datastoreOf, findResourceToRead } from '../../datastore/access'
+import { datastoreReaderOf, findResourceToRead } from '../../datastore/access'
 import { requireCanReadResource } from '../../auth/resource'
 import { fieldDict, requireTable } from '../../datastore/registry'
 import { quoteIdent } from '../../datastore/ident'
@@ -27,7 +27,7 @@ export const datastoreInfo = defineAction({
   },
   params: z.object({ id: reqString }),
   async run(ctx, p) {
-    const db = datastoreOf(ctx)
+    const db = datastoreReaderOf(ctx)
     // ckan: resource_show comes first, so an alias or unknown id is a plain Not found
     if (!(await findResourceToRead(ctx, p.id))) throw new NotFound()
     const t = await requireTable(db, p.id)

@@ -2,7 +2,7 @@
 // sort and paging.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { datastoreOf, findResourceToRead } from '../../datastore/access'
+import { datastoreReaderOf, findResourceToRead } from '../../datastore/access'
 import { requireCanReadResource } from '../../auth/resource'
 import { searchParams } from '../../datastore/search-params'
 import { findTableByName, tableNotFound } from '../../datastore/registry'
@@ -44,7 +44,7 @@ export const datastoreSearch = defineAction({
 :rtype: dictionary`,
   params: z.record(z.string(), z.unknown()),
   async run(ctx, _p, input) {
-    const db = datastoreOf(ctx)
+    const db = datastoreReaderOf(ctx)
     const p = searchParams(input, ctx.config)
     let table
     if (p.resource_id === TABLE_METADATA) table = metadataTable
