@@ -84,6 +84,10 @@ export async function startSqld({ dbPath, port, quiet = true, jwtKey } = {}) {
   let stderr = ''
   child.stderr?.on('data', (d) => (stderr = (stderr + d).slice(-4000)))
   const exited = new Promise((resolve) => child.once('exit', resolve))
+  // never outlive the process that started it (a test file that crashed before its cleanup)
+  const reap = () => child.exitCode === null && child.kill('SIGKILL')
+  process.once('exit', reap)
+  child.once('exit', () => process.off('exit', reap))
   const url = `http://127.0.0.1:${p}`
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`sqld exited (${child.exitCode}): ${stderr}`)
