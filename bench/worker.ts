@@ -129,10 +129,18 @@ async function seed(base: string, key: string) {
   return { names, resourceId: created.resource_id as string, words: c.words }
 }
 
-type Row = { label: string; show: Timed; firstShow: Timed; search: Timed; dsSearch: Timed }
+type Row = { label: string; trivial: number; show: Timed; firstShow: Timed; search: Timed; dsSearch: Timed }
 
 async function measure(label: string, base: string, key: string, counters: Counters): Promise<Row> {
   const { names, resourceId, words } = await seed(base, key)
+  // the runtime's own cost: a route that touches no database
+  const trivialMs: number[] = []
+  for (let i = 0; i < CALLS; i++) {
+    const t = performance.now()
+    await (await fetch(`${base}/api/3`)).text()
+    trivialMs.push(performance.now() - t)
+  }
+  const trivial = median(trivialMs)
   // the same 20 datasets again and again (cached), then each of the others once (built from the database)
   const show = await time(base, 'package_show', (i) => ({ id: names[i % 20] }), counters)
   const firstShow = await time(base, 'package_show', (i) => ({ id: names[20 + i] }), counters, 0)
@@ -148,7 +156,7 @@ async function measure(label: string, base: string, key: string, counters: Count
     (i) => ({ resource_id: resourceId, filters: { city: `city ${i % 97}` }, limit: 10 }),
     counters,
   )
-  return { label, show, firstShow, search, dsSearch }
+  return { label, trivial, show, firstShow, search, dsSearch }
 }
 
 export async function workerBench() {
@@ -222,6 +230,7 @@ export function printWorkerRows(rows: Row[]) {
   console.log(`median of ${CALLS} sequential calls, anonymous; trips = requests to the catalogue + DataStore sqld per call`)
   for (const r of rows) {
     console.log(`${r.label}`)
+    console.log(`  GET /api/3        ${r.trivial.toFixed(2)} ms (no database)`)
     console.log(`  package_show      ${f(r.show)}`)
     console.log(`  … first view      ${f(r.firstShow)}`)
     console.log(`  package_search    ${f(r.search)}`)
