@@ -3,6 +3,7 @@ import os from 'node:os'
 import { catalogueBench } from './catalogue'
 import { datastoreBench } from './datastore'
 import { searchBench } from './search'
+import { scaleOutBench } from './scale-out'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
@@ -11,6 +12,9 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 // BENCH_ONLY=catalogue|search|datastore runs one of them. DataStore: BENCH_DS_ROWS (default 1000000),
 // BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
+// BENCH_ONLY=scale-out (not part of the default run: it starts sqld and up to four servers):
+// BENCH_SCALE_DATASETS (2000), BENCH_SCALE_SECONDS (3 per slice), BENCH_SCALE_ROUNDS (3), BENCH_SCALE_REPLICAS (1,2,3),
+// BENCH_SCALE_TRIALS (20), BENCH_SCALE_SYNC_INTERVAL (0.25 s), BENCH_CONNECTIONS (50).
 const only = process.env.BENCH_ONLY
 if (!only || only === 'catalogue') {
   console.log('\n# 1. catalogue: package_show and package_create over HTTP (real Node server, loopback)')
@@ -32,4 +36,9 @@ if (!only || only === 'search') {
 if (!only || only === 'datastore') {
   console.log('\n# 3. datastore: datastore_upsert load, datastore_search and the CSV dump over HTTP beside raw libSQL')
   await datastoreBench()
+}
+
+if (only === 'scale-out') {
+  console.log('\n# 4. scale-out: package_show and package_search on 1-3 embedded-replica processes behind a round-robin proxy, beside one process on a file')
+  await scaleOutBench()
 }

@@ -49,6 +49,8 @@ export interface Cluster {
   urls: string[]
   proxyUrl: string | null
   apikey: string | null
+  /** The replica processes and the proxy, by name (`replica-1`, …, `proxy`). */
+  processes(): { name: string; pid: number }[]
   stop(): Promise<void>
 }
 
@@ -162,6 +164,8 @@ export async function startReplicaCluster(opts: ClusterOptions = {}): Promise<Cl
       urls,
       proxyUrl,
       apikey,
+      processes: () =>
+        [...children, proxy].flatMap((c) => (c?.proc.pid ? [{ name: c.name, pid: c.proc.pid }] : [])),
       stop,
     }
   } catch (e) {
