@@ -4,6 +4,7 @@ import { catalogueBench } from './catalogue'
 import { datastoreBench } from './datastore'
 import { searchBench } from './search'
 import { printWorkerRows, workerBench } from './worker'
+import { scaleOutBench } from './scale-out'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
@@ -13,6 +14,9 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 // BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),
 // BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
+// BENCH_ONLY=scale-out (not part of the default run: it starts sqld and up to four servers):
+// BENCH_SCALE_DATASETS (2000), BENCH_SCALE_SECONDS (3 per slice), BENCH_SCALE_ROUNDS (3), BENCH_SCALE_REPLICAS (1,2,3),
+// BENCH_SCALE_TRIALS (20), BENCH_SCALE_SYNC_INTERVAL (0.25 s), BENCH_CONNECTIONS (50).
 const only = process.env.BENCH_ONLY
 if (!only || only === 'catalogue') {
   console.log('\n# 1. catalogue: package_show and package_create over HTTP (real Node server, loopback)')
@@ -39,4 +43,9 @@ if (!only || only === 'datastore') {
 if (!only || only === 'worker') {
   console.log('\n# 4. worker: per-action latency under wrangler dev against loopback sqld, round trips per action')
   printWorkerRows(await workerBench())
+}
+
+if (only === 'scale-out') {
+  console.log('\n# 5. scale-out: package_show and package_search on 1-3 embedded-replica processes behind a round-robin proxy, beside one process on a file')
+  await scaleOutBench()
 }

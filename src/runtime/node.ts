@@ -1,9 +1,10 @@
-// Node entry: `npm start` serves the API on PORT (default 5000) from the embedded libSQL file.
+// Node entry: `npm start` serves the API on PORT (default 5000) from the embedded libSQL file (or a replica of a primary).
 import { serve } from '@hono/node-server'
 import { createApp } from '../app'
 import { loadConfig } from '../config/load'
 import { buildDeps, warmUp } from './deps'
 import { openCatalogDb } from './node-db'
+import { DEFAULT_SYNC_INTERVAL_MS, isWriteActionRequest, openReplicaCatalogDb } from './node-replica'
 import { datastoreUrl, openDatastore } from './node-datastore'
 import { nodeBlobStore } from './node-blob-store'
 import { nodeMailer } from './node-mailer'
@@ -15,11 +16,21 @@ import { listSysadmins } from '../model/sysadmin'
 const env = process.env
 const config = loadConfig(env)
 const url = env.DATABASE_URL ?? 'file:./data/catalogue.db'
-const { db, headProbe, writeExecutor, readExecutor } = await openCatalogDb(url, env.DATABASE_AUTH_TOKEN)
+// DATABASE_SYNC_URL: the file is an embedded replica of that libSQL server (see node-replica.ts).
+const syncUrl = env.DATABASE_SYNC_URL || undefined
+const replica = syncUrl
+  ? await openReplicaCatalogDb(url, {
+      syncUrl,
+      authToken: env.DATABASE_AUTH_TOKEN,
+      syncIntervalMs: env.DATABASE_SYNC_INTERVAL ? Number(env.DATABASE_SYNC_INTERVAL) * 1000 : DEFAULT_SYNC_INTERVAL_MS,
+    })
+  : undefined
+const { db, headProbe, writeExecutor, readExecutor } = replica ?? (await openCatalogDb(url, env.DATABASE_AUTH_TOKEN))
+// A replica has no DataStore beside it: like a remote catalogue, it needs DATASTORE_URL.
 // The pure read actions read from service.datastore.read_url when it is set (with a read-only token).
 const readUrl = env.DATASTORE_READ_URL ?? (config.str('service.datastore.read_url') || undefined)
 const datastore = await openDatastore(
-  datastoreUrl(env.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined), url),
+  datastoreUrl(env.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined), syncUrl ?? url),
   env.DATASTORE_AUTH_TOKEN,
   readUrl ? { url: readUrl, authToken: env.DATASTORE_READ_AUTH_TOKEN } : undefined,
 )
@@ -42,14 +53,25 @@ if (created || (await listSysadmins(deps)).length <= 1) {
   )
 }
 
-const app = createApp(deps)
+// On a replica a write action syncs first, so what it reads before writing is the primary's latest state.
+const app = createApp(
+  replica
+    ? {
+        config: deps.config,
+        forRequest: async (req) => {
+          if (isWriteActionRequest(req)) await replica.sync()
+          return deps
+        },
+      }
+    : deps,
+)
 const port = Number(env.PORT ?? 5000)
 const server = serve({
   port,
   hostname: env.HOST ?? '0.0.0.0',
   fetch: (req) => app.fetch(req),
 })
-console.log(`Listening on http://localhost:${port} (database ${url})`)
+console.log(`Listening on http://localhost:${port} (${syncUrl ? `replica ${url} of ${syncUrl}` : `database ${url}`})`)
 // Load (or build) the search index now, so the first package_search does not wait for it.
 deps.search.ready().catch((e) => console.error('search index load failed', e))
 
