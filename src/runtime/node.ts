@@ -57,7 +57,7 @@ if (created || (await listSysadmins(deps)).length <= 1) {
 const app = createApp(
   replica
     ? {
-        config: deps.config,
+        configFor: () => deps.config,
         forRequest: async (req) => {
           if (isWriteActionRequest(req)) await replica.sync()
           return deps
