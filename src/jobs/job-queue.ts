@@ -1,4 +1,5 @@
 // Background jobs kept in the catalogue database: enqueue in a write's own batch, leased claims, CKAN's job dicts.
+import { isBusy } from '../db/busy'
 import type { Client, InValue, Row } from '@libsql/client'
 import type { RawStatement } from '../db/executor'
 import type { JobKinds } from './job-kinds'
@@ -156,14 +157,6 @@ function rowToJob(r: Row): Job {
     lease_until: str('lease_until'),
     result: parseJson(r.result),
   }
-}
-
-/** SQLITE_BUSY and friends: another connection holds the write lock longer than busy_timeout. */
-const isBusy = (e: unknown): boolean => {
-  const err = e as { code?: string; extendedCode?: string; cause?: unknown; message?: string }
-  if (/SQLITE_BUSY|database is locked/i.test(`${err?.code} ${err?.extendedCode} ${err?.message}`))
-    return true
-  return err?.cause ? isBusy(err.cause) : false
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

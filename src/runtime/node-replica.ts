@@ -13,6 +13,7 @@ import {
 import { drizzle } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
 import { schema } from '../db/schema'
+import { retryBusy } from '../db/busy'
 import { mutex } from '../datastore/store'
 import { registry } from '../actions'
 import { MIGRATIONS_DIR, type OpenedDb } from './node-db'
@@ -37,8 +38,6 @@ export const DEFAULT_SYNC_INTERVAL_MS = 250
 const HEAD_SQL = 'SELECT seq FROM change_log ORDER BY seq DESC LIMIT 1'
 /** Statements that only read run on the local file; anything else goes to the primary. */
 const isRead = (sql: string) => /^\s*select\b/i.test(sql)
-const isBusy = (e: unknown) => /SQLITE_BUSY|database is locked/i.test(String((e as Error)?.message ?? e))
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 type BatchItem = InStatement | [string, InArgs?]
 const toStatement = (s: BatchItem): InStatement =>
@@ -124,16 +123,7 @@ export function replicaClient(replica: Client, primary: Client, state: ReplicaSy
   // on; a write must never fail after committing (the group commit would run it again).
   const syncAfterWrite = () => state.sync().catch(onSyncError)
   async function write<T>(run: () => Promise<T>): Promise<T> {
-    const result = await exclusive(async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await run()
-        } catch (e) {
-          if (!isBusy(e) || attempt >= 8) throw e
-          await sleep(10 * attempt)
-        }
-      }
-    })
+    const result = await exclusive(() => retryBusy(run))
     await syncAfterWrite()
     return result
   }

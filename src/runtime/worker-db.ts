@@ -1,5 +1,6 @@
 // Workers: one isolate's writes to the libSQL server go one at a time, each request waiting on its own timer.
 import type { Client, InStatement, TransactionMode } from '@libsql/client/web'
+import { retryBusy } from '../db/busy'
 
 /**
  * Isolate-wide: until when a write of this isolate holds the gate (0: free). A lease rather than
@@ -13,7 +14,6 @@ const LEASE_MS = 30_000
 const sqlOf = (s: InStatement) => (typeof s === 'string' ? s : s.sql)
 const isRead = (sql: string) => /^\s*(select|with|explain|pragma\s+\w+\s*$)/i.test(sql)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const isBusy = (e: unknown) => /SQLITE_BUSY|database is locked/i.test(String((e as Error)?.message ?? e))
 
 /**
  * The request's libSQL client, with every write (a batch or statement that is not a plain read)
@@ -28,14 +28,7 @@ export function gatedClient(client: Client, gate: WriteGate): Client {
     for (let wait = 1; gate.until > Date.now(); wait = Math.min(wait * 2, 20)) await sleep(wait)
     gate.until = Date.now() + LEASE_MS
     try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await run()
-        } catch (e) {
-          if (!isBusy(e) || attempt >= 8) throw e
-          await sleep(10 * attempt)
-        }
-      }
+      return await retryBusy(run)
     } finally {
       gate.until = 0
     }
