@@ -4,7 +4,7 @@ import { createApp } from '../app'
 import { loadConfig } from '../config/load'
 import { buildDeps, warmUp } from './deps'
 import { openCatalogDb } from './node-db'
-import { DEFAULT_SYNC_INTERVAL_MS, isWriteActionRequest, openReplicaCatalogDb } from './node-replica'
+import { isWriteActionRequest, openReplicaCatalogDb } from './node-replica'
 import { datastoreUrl, openDatastore } from './node-datastore'
 import { nodeBlobStore } from './node-blob-store'
 import { nodeMailer } from './node-mailer'
@@ -22,7 +22,7 @@ const replica = syncUrl
   ? await openReplicaCatalogDb(url, {
       syncUrl,
       authToken: env.DATABASE_AUTH_TOKEN,
-      syncIntervalMs: env.DATABASE_SYNC_INTERVAL ? Number(env.DATABASE_SYNC_INTERVAL) * 1000 : DEFAULT_SYNC_INTERVAL_MS,
+      syncInterval: env.DATABASE_SYNC_INTERVAL ? Number(env.DATABASE_SYNC_INTERVAL) : undefined,
     })
   : undefined
 const { db, headProbe, writeExecutor, readExecutor } = replica ?? (await openCatalogDb(url, env.DATABASE_AUTH_TOKEN))
