@@ -32,11 +32,18 @@ export interface OpenedReplica extends Omit<OpenedDb, 'headProbe'> {
   headProbe: () => Promise<number>
   /** Pulls every frame the primary committed before the call. */
   sync(): Promise<void>
+  /** Syncs only if the primary's change log is ahead (before a write action). */
+  catchUpWithPrimary(): Promise<void>
 }
 
 export const DEFAULT_SYNC_INTERVAL_S = 0.25
 /** How long the primary may take to answer the probe before a sync is given up. */
 const PROBE_TIMEOUT_MS = 2000
+/**
+ * A sync starting this soon after the primary answered needs no probe first: the window in
+ * which a primary that stopped could catch it is no wider than after a probe.
+ */
+const PROBE_FRESH_MS = 5
 /** A read batch that saw the log move under it is read again, at most this many times. */
 const READ_ATTEMPTS = 3
 
@@ -61,30 +68,50 @@ export async function localHead(replica: Client): Promise<number> {
  * libSQL's own in the background: one at a time, and a caller joins one that has not started
  * (it will see the caller's commit). libSQL's `sync()` is a synchronous call with no time limit:
  * it holds the event loop for a round trip to the primary plus the frames it applies, and for
- * as long as a primary that stopped answering keeps the connection open. So each one first
- * asks the primary for `SELECT 1` (`probe`, async, with a deadline) and is given up without it.
+ * as long as a primary that stopped answering keeps the connection open (libSQL also retries a
+ * refused connection for seconds). So a sync starts only right after the primary answered:
+ * a write of this process, or else `primaryHead` (async, with a deadline), which doubles as the
+ * primary's newest change-log seq.
  */
 export class ReplicaSync {
   private queued: Promise<void> | null = null
   private tail: Promise<void> = Promise.resolve()
+  private answeredAt = -Infinity
 
   constructor(
     private readonly replica: Client,
-    private readonly probe: () => Promise<void> = async () => {},
+    private readonly primaryHead: () => Promise<number> = async () => 0,
   ) {}
+
+  /** The primary has just answered (a write): a sync starting within PROBE_FRESH_MS needs no probe. */
+  answered() {
+    this.answeredAt = performance.now()
+  }
+
+  private async probe(): Promise<number> {
+    const head = await this.primaryHead()
+    this.answered()
+    return head
+  }
 
   /** Pulls every frame the primary committed before this call. */
   sync(): Promise<void> {
     if (!this.queued) {
       const run = this.tail.then(async () => {
         this.queued = null
-        await this.probe()
+        if (performance.now() - this.answeredAt > PROBE_FRESH_MS) await this.probe()
         await this.replica.sync()
       })
       this.queued = run
       this.tail = run.catch(() => undefined)
     }
     return this.queued
+  }
+
+  /** Syncs if the primary's change log is ahead of the local file's (before a write action reads). */
+  async catchUpWithPrimary(): Promise<void> {
+    const remote = await this.probe()
+    if (remote > (await localHead(this.replica))) await this.sync()
   }
 }
 
@@ -108,7 +135,9 @@ export function replicaClient(replica: Client, primary: Client, syncs: ReplicaSy
     const result = await exclusive(async () => {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await run()
+          const answer = await run()
+          syncs.answered()
+          return answer
         } catch (e) {
           if (!isBusy(e) || attempt >= 8) throw e
           await sleep(10 * attempt)
@@ -168,19 +197,16 @@ export function replicaClient(replica: Client, primary: Client, syncs: ReplicaSy
   }
 }
 
-/**
- * Resolves once the primary answers a `SELECT 1`; rejects after PROBE_TIMEOUT_MS. Run right
- * before each sync, even after a write: a primary gone since, even for milliseconds, would hold
- * the synchronous sync for seconds (libSQL retries the connection) or for ever (no answer).
- */
-function primaryProbe(primary: Client) {
+/** The primary's newest change-log seq; rejects after PROBE_TIMEOUT_MS without an answer. */
+function primaryHead(primary: Client) {
   return async () => {
     let timer: ReturnType<typeof setTimeout> | undefined
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the primary did not answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS)
     })
     try {
-      await Promise.race([primary.execute('SELECT 1'), late])
+      const rs = await Promise.race([primary.execute(HEAD_SQL), late])
+      return rs.rows.length ? Number(rs.rows[0]![0]) : 0
     } finally {
       clearTimeout(timer)
     }
@@ -203,7 +229,7 @@ export async function openReplicaCatalogDb(url: string, opts: ReplicaOptions): P
   const primary = createClient({ url: opts.syncUrl, authToken: opts.authToken })
   await migrate(drizzle(primary, { schema }), { migrationsFolder: MIGRATIONS_DIR })
   const replica = createClient({ url, syncUrl: opts.syncUrl, authToken: opts.authToken, syncInterval: every })
-  const syncs = new ReplicaSync(replica, primaryProbe(primary))
+  const syncs = new ReplicaSync(replica, primaryHead(primary))
   const report = opts.onSyncError ?? ((e: unknown) => console.error('replica sync after a write failed:', (e as Error)?.message ?? e))
   const client = replicaClient(replica, primary, syncs, report)
   await syncs.sync()
@@ -212,6 +238,7 @@ export async function openReplicaCatalogDb(url: string, opts: ReplicaOptions): P
     client,
     headProbe: () => localHead(replica),
     sync: () => syncs.sync(),
+    catchUpWithPrimary: () => syncs.catchUpWithPrimary(),
     close: () => client.close(),
   }
 }

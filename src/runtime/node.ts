@@ -50,13 +50,14 @@ if (created || (await listSysadmins(deps)).length <= 1) {
   )
 }
 
-// On a replica a write action syncs first, so what it reads before writing is the primary's latest state.
+// On a replica a write action first catches up with the primary, so what it reads before writing
+// is the primary's latest state (as on a file shared by several processes).
 const app = createApp(
   replica
     ? {
         config: deps.config,
         forRequest: async (req) => {
-          if (isWriteActionRequest(req)) await replica.sync()
+          if (isWriteActionRequest(req)) await replica.catchUpWithPrimary()
           return deps
         },
       }

@@ -74,10 +74,24 @@ describe('replica client', () => {
     expect(log).toEqual([])
   })
 
+  it('catches up with the primary before a write action only when the primary is ahead', async () => {
+    const log: string[] = []
+    const local = { seq: 3 }
+    let remote = 3
+    const syncs = new ReplicaSync(scripted('replica', log, local), async () => remote)
+    await syncs.catchUpWithPrimary()
+    expect(log.filter((l) => l.endsWith('sync'))).toEqual([])
+    remote = 4
+    await syncs.catchUpWithPrimary()
+    expect(log.filter((l) => l.endsWith('sync'))).toEqual(['replica: sync'])
+  })
+
   it('sends writes to the primary and syncs before answering', async () => {
     const log: string[] = []
     const replica = scripted('replica', log)
-    const client = replicaClient(replica, scripted('primary', log), new ReplicaSync(replica), () => {})
+    let probes = 0
+    const syncs = new ReplicaSync(replica, async () => ++probes)
+    const client = replicaClient(replica, scripted('primary', log), syncs, () => {})
     await client.batch([{ sql: 'SELECT 1', args: [] }, { sql: 'INSERT INTO t VALUES (1)', args: [] }])
     await client.execute({ sql: 'UPDATE t SET a = 1', args: [] })
     await client.execute('SELECT 2')
@@ -88,6 +102,8 @@ describe('replica client', () => {
       'replica: sync',
       'replica: SELECT 2',
     ])
+    // the write's answer stands for the probe: the primary answered a moment ago
+    expect(probes).toBe(0)
   })
 
   it('still answers a committed write when the sync after it fails', async () => {
