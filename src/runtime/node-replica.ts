@@ -126,7 +126,12 @@ export class ReplicaSync {
  * its statements; so the batch is read again when the change-log head moved during it: what it
  * returns is one committed state, as far as writes that log a change go (all catalogue writes).
  */
-export function replicaClient(replica: Client, primary: Client, syncs: ReplicaSync, onSyncError: (e: unknown) => void): Client {
+export function replicaClient(
+  replica: Client,
+  primary: Client,
+  syncs: ReplicaSync,
+  onSyncError: (e: unknown) => void,
+): Client {
   const exclusive = mutex()
   // After a commit the sync may fail (primary gone meanwhile): the write stands, so report and
   // go on; a write must never fail after committing (the group commit would run it again).
@@ -157,12 +162,14 @@ export function replicaClient(replica: Client, primary: Client, syncs: ReplicaSy
   }
   return {
     execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
-      const stmt: InStatement = typeof stmtOrSql === 'string' && args !== undefined ? { sql: stmtOrSql, args } : stmtOrSql
+      const stmt: InStatement =
+        typeof stmtOrSql === 'string' && args !== undefined ? { sql: stmtOrSql, args } : stmtOrSql
       return isRead(sqlOf(stmt)) ? replica.execute(stmt) : write(() => primary.execute(stmt))
     },
     async batch(items: BatchItem[], mode?: TransactionMode): Promise<ResultSet[]> {
       const stmts = items.map(toStatement)
-      if (stmts.every((s) => isRead(sqlOf(s)))) return stmts.length > 1 ? readBatch(stmts) : [await replica.execute(stmts[0]!)]
+      if (stmts.every((s) => isRead(sqlOf(s))))
+        return stmts.length === 1 ? [await replica.execute(stmts[0]!)] : readBatch(stmts)
       return write(() => primary.batch(stmts, mode === 'read' ? 'read' : 'write'))
     },
     migrate: (stmts: InStatement[]) => write(() => primary.migrate(stmts)),
@@ -202,7 +209,8 @@ function primaryHead(primary: Client) {
   return async () => {
     let timer: ReturnType<typeof setTimeout> | undefined
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the primary did not answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS)
+      const fail = () => reject(new Error(`the primary did not answer within ${PROBE_TIMEOUT_MS} ms`))
+      timer = setTimeout(fail, PROBE_TIMEOUT_MS)
     })
     try {
       const rs = await Promise.race([primary.execute(HEAD_SQL), late])
@@ -223,14 +231,16 @@ function primaryHead(primary: Client) {
 export async function openReplicaCatalogDb(url: string, opts: ReplicaOptions): Promise<OpenedReplica> {
   if (!url.startsWith('file:')) throw new Error(`An embedded replica is a file: URL, not ${url}`)
   const every = opts.syncInterval ?? DEFAULT_SYNC_INTERVAL_S
-  if (!(every >= 0.001)) throw new Error(`The replica's sync interval must be at least 0.001 s (DATABASE_SYNC_INTERVAL is in seconds)`)
+  if (!(every >= 0.001))
+    throw new Error(`The replica's sync interval must be at least 0.001 s (DATABASE_SYNC_INTERVAL is in seconds)`)
   const path = url.slice(5).split('?')[0]!
   mkdirSync(dirname(resolve(path)), { recursive: true })
   const primary = createClient({ url: opts.syncUrl, authToken: opts.authToken })
   await migrate(drizzle(primary, { schema }), { migrationsFolder: MIGRATIONS_DIR })
   const replica = createClient({ url, syncUrl: opts.syncUrl, authToken: opts.authToken, syncInterval: every })
   const syncs = new ReplicaSync(replica, primaryHead(primary))
-  const report = opts.onSyncError ?? ((e: unknown) => console.error('replica sync after a write failed:', (e as Error)?.message ?? e))
+  const report =
+    opts.onSyncError ?? ((e: unknown) => console.error('replica sync after a write failed:', (e as Error)?.message ?? e))
   const client = replicaClient(replica, primary, syncs, report)
   await syncs.sync()
   return {

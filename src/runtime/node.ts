@@ -25,7 +25,8 @@ const replica = syncUrl
       syncInterval: env.DATABASE_SYNC_INTERVAL ? Number(env.DATABASE_SYNC_INTERVAL) : undefined,
     })
   : undefined
-const { db, headProbe, writeExecutor, readExecutor } = replica ?? (await openCatalogDb(url, env.DATABASE_AUTH_TOKEN))
+const { db, headProbe, writeExecutor, readExecutor } =
+  replica ?? (await openCatalogDb(url, env.DATABASE_AUTH_TOKEN))
 // A replica has no DataStore beside it: like a remote catalogue, it needs DATASTORE_URL.
 const datastore = await openDatastore(
   datastoreUrl(env.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined), syncUrl ?? url),
@@ -69,7 +70,8 @@ const server = serve({
   hostname: env.HOST ?? '0.0.0.0',
   fetch: (req) => app.fetch(req),
 })
-console.log(`Listening on http://localhost:${port} (${syncUrl ? `replica ${url} of ${syncUrl}` : `database ${url}`})`)
+const source = syncUrl ? `replica ${url} of ${syncUrl}` : `database ${url}`
+console.log(`Listening on http://localhost:${port} (${source})`)
 // Load (or build) the search index now, so the first package_search does not wait for it.
 deps.search.ready().catch((e) => console.error('search index load failed', e))
 
