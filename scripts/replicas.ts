@@ -200,7 +200,7 @@ async function main(argv: string[]) {
     )
     process.exit(2)
   }
-  // a replica whose primary was made anew would refuse to sync: --fresh drops both
+  // --fresh: a new catalogue (the primary's data and the replica files go)
   if (fresh) rmSync(dir, { recursive: true, force: true })
   const built = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' })
   if (built.status !== 0) process.exit(built.status ?? 1)

@@ -4,7 +4,7 @@ import { createApp } from '../app'
 import { loadConfig } from '../config/load'
 import { buildDeps, warmUp } from './deps'
 import { openCatalogDb } from './node-db'
-import { DEFAULT_SYNC_INTERVAL_MS, isWriteActionRequest, openReplicaCatalogDb } from './node-replica'
+import { isWriteActionRequest, openReplicaCatalogDb } from './node-replica'
 import { datastoreUrl, openDatastore } from './node-datastore'
 import { nodeBlobStore } from './node-blob-store'
 import { nodeMailer } from './node-mailer'
@@ -22,10 +22,11 @@ const replica = syncUrl
   ? await openReplicaCatalogDb(url, {
       syncUrl,
       authToken: env.DATABASE_AUTH_TOKEN,
-      syncIntervalMs: env.DATABASE_SYNC_INTERVAL ? Number(env.DATABASE_SYNC_INTERVAL) * 1000 : DEFAULT_SYNC_INTERVAL_MS,
+      syncInterval: env.DATABASE_SYNC_INTERVAL ? Number(env.DATABASE_SYNC_INTERVAL) : undefined,
     })
   : undefined
-const { db, headProbe, writeExecutor, readExecutor } = replica ?? (await openCatalogDb(url, env.DATABASE_AUTH_TOKEN))
+const { db, headProbe, writeExecutor, readExecutor } =
+  replica ?? (await openCatalogDb(url, env.DATABASE_AUTH_TOKEN))
 // A replica has no DataStore beside it: like a remote catalogue, it needs DATASTORE_URL.
 // The pure read actions read from service.datastore.read_url when it is set (with a read-only token).
 const readUrl = env.DATASTORE_READ_URL ?? (config.str('service.datastore.read_url') || undefined)
@@ -53,13 +54,14 @@ if (created || (await listSysadmins(deps)).length <= 1) {
   )
 }
 
-// On a replica a write action syncs first, so what it reads before writing is the primary's latest state.
+// On a replica a write action first catches up with the primary, so what it reads before writing
+// is the primary's latest state (as on a file shared by several processes).
 const app = createApp(
   replica
     ? {
         configFor: () => deps.config,
         forRequest: async (req) => {
-          if (isWriteActionRequest(req)) await replica.sync()
+          if (isWriteActionRequest(req)) await replica.catchUpWithPrimary()
           return deps
         },
       }
@@ -71,7 +73,8 @@ const server = serve({
   hostname: env.HOST ?? '0.0.0.0',
   fetch: (req) => app.fetch(req),
 })
-console.log(`Listening on http://localhost:${port} (${syncUrl ? `replica ${url} of ${syncUrl}` : `database ${url}`})`)
+const source = syncUrl ? `replica ${url} of ${syncUrl}` : `database ${url}`
+console.log(`Listening on http://localhost:${port} (${source})`)
 // Load (or build) the search index now, so the first package_search does not wait for it.
 deps.search.ready().catch((e) => console.error('search index load failed', e))
 

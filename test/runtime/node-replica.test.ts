@@ -1,4 +1,4 @@
-// The replica's sync discipline (src/runtime/node-replica.ts) on a scripted client: no sync inside a read batch, joined syncs.
+// The replica client (src/runtime/node-replica.ts) on scripted clients: where statements go, torn read batches, joined syncs.
 import type { Client, InStatement, ResultSet } from '@libsql/client'
 import { describe, expect, it } from 'vitest'
 import { ReplicaSync, isWriteActionRequest, replicaClient } from '../../src/runtime/node-replica'
@@ -29,44 +29,69 @@ function scripted(name: string, log: string[], head = { seq: 0 }) {
   } as unknown as Client
 }
 
-describe('ReplicaSync', () => {
-  it('lets no sync land between the statements of a read batch', async () => {
+describe('replica client', () => {
+  it('reads a batch again when a sync applied a logged write in the middle of it', async () => {
     const log: string[] = []
-    const replica = scripted('replica', log)
-    const state = new ReplicaSync(replica)
-    const client = replicaClient(replica, scripted('primary', log), state, () => {})
-    const reading = client.batch(['SELECT 1', 'SELECT 2', 'SELECT 3'])
-    await tick()
-    const syncing = state.sync()
-    await Promise.all([reading, syncing])
+    const head = { seq: 4 }
+    const replica = scripted('replica', log, head)
+    const plain = replica.execute.bind(replica)
+    let reads = 0
+    // the background sync lands between the first pass's two statements
+    replica.execute = (async (stmt: InStatement) => {
+      const r = await plain(stmt)
+      if (typeof stmt !== 'string' && stmt.sql === 'SELECT 1' && ++reads === 1) head.seq = 5
+      return r
+    }) as Client['execute']
+    const client = replicaClient(replica, scripted('primary', log), new ReplicaSync(replica), () => {})
+    await client.batch([{ sql: 'SELECT 1', args: [] }, { sql: 'SELECT 2', args: [] }])
     expect(log.filter((l) => !l.includes('change_log'))).toEqual([
       'replica: SELECT 1',
       'replica: SELECT 2',
-      'replica: SELECT 3',
-      'replica: sync',
+      'replica: SELECT 1',
+      'replica: SELECT 2',
     ])
   })
 
   it('joins callers to a sync that has not started, and runs another after one that has', async () => {
     const log: string[] = []
-    const head = { seq: 7 }
-    const state = new ReplicaSync(scripted('replica', log, head))
-    const first = state.sync()
-    const joined = state.sync()
+    const syncs = new ReplicaSync(scripted('replica', log))
+    const first = syncs.sync()
+    const joined = syncs.sync()
     expect(joined).toBe(first)
     await tick() // the first one is under way now
-    head.seq = 9
-    const later = state.sync()
+    const later = syncs.sync()
     expect(later).not.toBe(first)
     await Promise.all([first, later])
-    expect(log.filter((l) => l.endsWith('sync'))).toHaveLength(2)
-    expect(state.head).toBe(9)
+    expect(log).toEqual(['replica: sync', 'replica: sync'])
+  })
+
+  it('gives a sync up, without starting it, when the primary does not answer the probe', async () => {
+    const log: string[] = []
+    const syncs = new ReplicaSync(scripted('replica', log), async () => {
+      throw new Error('no answer')
+    })
+    await expect(syncs.sync()).rejects.toThrow('no answer')
+    expect(log).toEqual([])
+  })
+
+  it('catches up with the primary before a write action only when the primary is ahead', async () => {
+    const log: string[] = []
+    const local = { seq: 3 }
+    let remote = 3
+    const syncs = new ReplicaSync(scripted('replica', log, local), async () => remote)
+    await syncs.catchUpWithPrimary()
+    expect(log.filter((l) => l.endsWith('sync'))).toEqual([])
+    remote = 4
+    await syncs.catchUpWithPrimary()
+    expect(log.filter((l) => l.endsWith('sync'))).toEqual(['replica: sync'])
   })
 
   it('sends writes to the primary and syncs before answering', async () => {
     const log: string[] = []
     const replica = scripted('replica', log)
-    const client = replicaClient(replica, scripted('primary', log), new ReplicaSync(replica), () => {})
+    let probes = 0
+    const syncs = new ReplicaSync(replica, async () => ++probes)
+    const client = replicaClient(replica, scripted('primary', log), syncs, () => {})
     await client.batch([{ sql: 'SELECT 1', args: [] }, { sql: 'INSERT INTO t VALUES (1)', args: [] }])
     await client.execute({ sql: 'UPDATE t SET a = 1', args: [] })
     await client.execute('SELECT 2')
@@ -77,6 +102,8 @@ describe('ReplicaSync', () => {
       'replica: sync',
       'replica: SELECT 2',
     ])
+    // the write's answer stands for the probe: the primary answered a moment ago
+    expect(probes).toBe(0)
   })
 
   it('still answers a committed write when the sync after it fails', async () => {

@@ -1,6 +1,6 @@
 // Two server processes on embedded replicas of one sqld primary (`npm run replicas`): read-your-writes, bounded staleness, privacy.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -23,6 +23,8 @@ async function call(base: string, name: string, body: object, apikey: string | n
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(apikey ? { authorization: apikey } : {}) },
     body: JSON.stringify(body),
+    // a process that stopped answering fails the test rather than hanging it
+    signal: AbortSignal.timeout(10_000),
   })
   return { status: res.status, body: await res.json(), servedBy: res.headers.get('x-served-by') }
 }
@@ -127,5 +129,34 @@ describe('embedded replicas of one primary', () => {
     // a writer behind the proxy reads its own write on the next request
     await action(proxy, 'package_create', { name: 'proxy-made', title: 'Made through the proxy' })
     expect((await action(proxy, 'package_show', { id: 'proxy-made' })).name).toBe('proxy-made')
+  })
+
+  it('keeps answering reads while the primary does not answer', async () => {
+    // the catalogue's sqld, found by its data directory, is frozen (not gone: a sync would wait for ever)
+    const primaryPid = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .find((d) => {
+        try {
+          return readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(join(dir, 'primary.sqld'))
+        } catch {
+          return false
+        }
+      })
+    expect(primaryPid).toBeTruthy()
+    process.kill(Number(primaryPid), 'SIGSTOP')
+    try {
+      await new Promise((r) => setTimeout(r, 2 * SYNC_INTERVAL_S * 1000)) // syncs are due meanwhile
+      for (const base of [a, b]) {
+        const t0 = performance.now()
+        expect((await action(base, 'package_show', { id: 'estuary-salinity' }, null)).title).toBe('Tidal salinity')
+        expect(await names(base, { q: 'tidal' }, null)).toEqual(['estuary-salinity'])
+        expect(performance.now() - t0).toBeLessThan(1000)
+      }
+    } finally {
+      process.kill(Number(primaryPid), 'SIGCONT')
+    }
+    // and writes work again once it answers
+    await action(b, 'package_patch', { id: 'estuary-salinity', notes: 'after the pause' })
+    expect((await action(b, 'package_show', { id: 'estuary-salinity' })).notes).toBe('after the pause')
   })
 })
