@@ -277,6 +277,32 @@ export const ratings = sqliteTable(
   (t) => [uniqueIndex('rating_user_package_idx').on(t.package_id, t.user_id)],
 )
 
+/**
+ * API tokens (CKAN 2.9): the token itself is a JWT whose `jti` is this row's id; it is shown once
+ * and never stored. Revoking deletes the row.
+ */
+export const apiTokens = sqliteTable(
+  'api_token',
+  {
+    id: text().primaryKey(),
+    name: text().notNull(),
+    user_id: text().notNull(),
+    created_at: text().notNull(),
+    /** Updated at most once a minute per token. */
+    last_access: text(),
+    /** Beyond CKAN: when the token stops working (null: never). */
+    expires_at: text(),
+    plugin_extras: text(),
+  },
+  (t) => [index('api_token_user_idx').on(t.user_id)],
+)
+
+/** Secrets the site generates for itself on first start (the API token signing key); never config. */
+export const siteSecrets = sqliteTable('site_secret', {
+  key: text().primaryKey(),
+  value: text().notNull(),
+})
+
 /** Runtime-editable configuration (config_option_update), overlaid on the loaded config. */
 export const systemInfo = sqliteTable('system_info', {
   key: text().primaryKey(),
@@ -359,6 +385,8 @@ export const schema = {
   taskStatuses,
   termTranslations,
   ratings,
+  apiTokens,
+  siteSecrets,
   systemInfo,
   jobs,
   changeLog,
