@@ -64,6 +64,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.activity_list_limit_max', 'int', 100, 'Upper limit of activity lists.'),
   o('service.activity_streams_enabled', 'bool', true, 'Record activity stream items.'),
   o('service.activity_streams_email_notifications', 'bool', false, 'Send activity notification e-mails.'),
+  o('service.email_notifications_since', 'string', '2 days', 'send_email_notifications looks back at most this far ("2 days", "4:35:00", "7 days, 3:23:34").'),
   o('service.hide_activity_from_users', 'list', null, 'Users whose activity is hidden from streams (default: the site user).'),
   o('service.extra_resource_fields', 'list', [], 'Extra resource keys that resource_search may query.'),
   o('service.views.default_views', 'list', ['image_view', 'recline_view'], 'View types created for new resources.'),
