@@ -2,6 +2,7 @@
 import type { Action } from './action'
 import { actions as config } from './config'
 import { actions as datastore } from './datastore'
+import { actions as follow } from './follow'
 import { actions as group } from './group'
 import { actions as member } from './member'
 import { actions as organization } from './organization'
@@ -35,4 +36,4 @@ function build(lists: AnyAction[][]): Map<string, AnyAction> {
   return map
 }
 
-export const registry = build([site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore])
+export const registry = build([site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore, follow])

@@ -1,11 +1,12 @@
 // Groups and organizations (one code path): lookup, visibility, dataset counts and result dicts.
 import { and, asc, count, desc, eq, inArray, or } from 'drizzle-orm'
-import { followers, groupExtras, groups, members, packages, users } from '../db/schema'
+import { groupExtras, groups, members, packages, users } from '../db/schema'
 import type { ActionContext } from '../context'
 import { NotFound, ValidationError } from '../errors'
 import { MISSING } from '../validation/fields'
 import { roleHas, userCapacities } from '../auth/permissions'
 import { displayName, imageDisplayUrl } from './group-display'
+import { followerCount } from './follower'
 import { packageDicts } from './package'
 import { userDicts } from './user'
 
@@ -300,14 +301,7 @@ export async function groupDict(ctx: ActionContext, g: GroupRow, o: GroupDictOpt
   if (o.extras) d.extras = await groupExtraDicts(ctx, g.id)
   if (o.groups) d.groups = await parentGroups(ctx, g, !!o.forUpdate)
   if (!o.forUpdate) {
-    d.num_followers = 0
-    if (o.followers) {
-      const [r] = await ctx.db
-        .select({ n: count() })
-        .from(followers)
-        .where(and(eq(followers.object_id, g.id), eq(followers.object_type, 'group')))
-      d.num_followers = r?.n ?? 0
-    }
+    d.num_followers = o.followers ? await followerCount(ctx, g, 'group') : 0
   }
   if (o.datasets > 0 || o.count) d.package_count = (await packageCounts(ctx, [g])).get(g.id) ?? 0
   if (o.datasets > 0)

@@ -1,10 +1,11 @@
 // user_show: one user account, optionally with the datasets it created and its follower count.
 import { z } from 'zod'
-import { and, count, desc, eq, inArray, ne } from 'drizzle-orm'
+import { and, desc, eq, inArray } from 'drizzle-orm'
 import { defineAction } from '../action'
-import { followers, packages, users } from '../../db/schema'
+import { packages } from '../../db/schema'
 import type { ActionContext, UserRow } from '../../context'
 import { canReadPackage } from '../../auth/package'
+import { followerCount } from '../../model/follower'
 import { packageDicts } from '../../model/package'
 import { requireCanSeeUsers } from '../../auth/user'
 import { isSelfOrSysadmin, loadUser, userToDict } from '../../model/user'
@@ -29,21 +30,6 @@ async function createdDatasets(ctx: ActionContext, user: UserRow, privileged: bo
   }
   const dicts = await packageDicts(ctx, ids)
   return ids.map((id) => dicts.get(id)).filter((d) => d !== undefined)
-}
-
-async function followerCount(ctx: ActionContext, userId: string) {
-  const [row] = await ctx.db
-    .select({ n: count() })
-    .from(followers)
-    .innerJoin(users, eq(users.id, followers.follower_id))
-    .where(
-      and(
-        eq(followers.object_id, userId),
-        eq(followers.object_type, 'user'),
-        ne(users.state, 'deleted'),
-      ),
-    )
-  return row?.n ?? 0
 }
 
 export const userShow = defineAction({
@@ -87,7 +73,7 @@ The e-mail address and API key are included only for the user themself and sysad
       includePluginExtras: sysadmin && params.include_plugin_extras,
     })
     if (params.include_datasets) dict.datasets = await createdDatasets(ctx, user, privileged)
-    if (params.include_num_followers) dict.num_followers = await followerCount(ctx, user.id)
+    if (params.include_num_followers) dict.num_followers = await followerCount(ctx, user, 'user')
     return dict
   },
 })
