@@ -361,16 +361,23 @@ describe('unfollow_user / unfollow_dataset / unfollow_group', () => {
     })
   })
 
-  it('treats a dataset that went private as unknown to a non-member', async () => {
+  it('lets a follower let go of a dataset that went private; to others it stays unknown', async () => {
     const admin = await t.make.user()
     const org = await t.make.organization(admin)
     const ds = await t.make.dataset(admin, { owner_org: org.id })
     const a = await t.make.user()
+    const b = await t.make.user()
     await t.ok('follow_dataset', { id: ds.id }, a)
     await t.ok('package_patch', { id: ds.id, private: true }, admin)
+    expectInvalid(await t.call('unfollow_dataset', { id: ds.id }, b), {
+      id: ['Not found: Dataset'],
+    })
+    expect(await t.ok('unfollow_dataset', { id: ds.id }, a)).toBeNull()
     expectInvalid(await t.call('unfollow_dataset', { id: ds.id }, a), {
       id: ['Not found: Dataset'],
     })
+    await t.ok('package_patch', { id: ds.id, private: false }, admin)
+    expect(await t.ok('am_following_dataset', { id: ds.id }, a)).toBe(false)
   })
 
   it('says "not following" for a deleted group, as CKAN', async () => {
