@@ -49,7 +49,7 @@ async function userForApiKey(deps: Deps, key: string): Promise<UserRow | null> {
   return row ?? null
 }
 
-/** ckan: a token is refused when its signature, its row (revoked) or its owner (deleted) is wrong. */
+/** ckan: a token is refused when its signature, row (revoked) or owner (deleted) is wrong. */
 async function userForToken(deps: Deps, token: string): Promise<UserRow | null> {
   const claims = await verifiedClaims(deps, token)
   if (!claims) return null

@@ -61,7 +61,10 @@ async function siteSecret(deps: Deps): Promise<string> {
   if (state.siteSecret) return state.siteSecret
   const fresh = hex(crypto.getRandomValues(new Uint8Array(32)))
   const [, rows] = await deps.db.batch([
-    deps.db.insert(siteSecrets).values({ key: SITE_SECRET_KEY, value: fresh }).onConflictDoNothing(),
+    deps.db
+      .insert(siteSecrets)
+      .values({ key: SITE_SECRET_KEY, value: fresh })
+      .onConflictDoNothing(),
     deps.db.select().from(siteSecrets).where(eq(siteSecrets.key, SITE_SECRET_KEY)),
   ])
   const value = rows[0]?.value
@@ -76,8 +79,8 @@ async function siteSecret(deps: Deps): Promise<string> {
  */
 async function tokenSecret(deps: Deps, use: 'encode' | 'decode'): Promise<string> {
   const other = use === 'encode' ? 'decode' : 'encode'
-  const configured =
-    deps.config.str(`api_token.jwt.${use}.secret`) || deps.config.str(`api_token.jwt.${other}.secret`)
+  const option = (which: string) => deps.config.str(`api_token.jwt.${which}.secret`)
+  const configured = option(use) || option(other)
   // ckan: secrets are written "string:<value>"
   if (configured) return configured.startsWith('string:') ? configured.slice(7) : configured
   return siteSecret(deps)

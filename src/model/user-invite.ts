@@ -36,11 +36,12 @@ export async function inviteeName(ctx: ActionContext, email: string): Promise<st
  */
 export async function pendingUserRow(ctx: ActionContext, email: string) {
   const password = randomUrlSafe(18)
+  const iterations = ctx.config.int('service.auth.password_hash_iterations')
   return {
     id: ctx.newId(),
     name: await inviteeName(ctx, email),
     email,
-    password_hash: await hashPassword(password, ctx.config.int('service.auth.password_hash_iterations')),
+    password_hash: await hashPassword(password, iterations),
     apikey: ctx.config.bool('service.auth.create_default_api_keys') ? ctx.newId() : null,
     sysadmin: false,
     state: 'pending',

@@ -30,7 +30,8 @@ async function checkInvite(ctx: ActionContext, input: DataDict) {
   }
   if (isMissing(group_id)) errors.group_id = [MISSING]
   if (isMissing(role)) errors.role = [MISSING]
-  else if (!(CAPACITIES as readonly unknown[]).includes(role)) errors.role = ['role does not exist.']
+  else if (!(CAPACITIES as readonly unknown[]).includes(role))
+    errors.role = ['role does not exist.']
   if (Object.keys(errors).length) throw new ValidationError(errors)
   return { email: email as string, groupId: String(group_id), role: role as string }
 }
