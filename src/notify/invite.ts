@@ -29,9 +29,10 @@ export function invitationMail(i: Invitation): { subject: string; body: string }
   const body = [
     `Hello ${i.userName},`,
     '',
-    `you have been invited to ${i.siteTitle}. An account has been made for you, with the user`,
-    `name ${i.userName} (you can change it later), and you are now ${role} of the ${kind}`,
-    `"${i.groupTitle}".`,
+    // One sentence a line: names and titles of any length never break a phrase apart.
+    `You have been invited to ${i.siteTitle}.`,
+    `An account has been made for you with the user name ${i.userName}; you can change it later.`,
+    `You are now ${role} of the ${kind} "${i.groupTitle}".`,
     '',
     'To accept the invitation, choose your password on this page:',
     '',
