@@ -52,7 +52,9 @@ export async function requireCanListTokens(ctx: ActionContext, input: DataDict) 
  * expiry not: an expired token can still be revoked), else null (not a token of ours).
  */
 export async function revokedJti(ctx: ActionContext, input: DataDict): Promise<string | null> {
-  if (typeof input.jti === 'string' && input.jti) return input.jti
+  const given = input.jti
+  if (given !== undefined && given !== null && given !== '' && typeof given !== 'object')
+    return String(given)
   requireKeys(input, ['token'])
   if (typeof input.token !== 'string') return null
   const key = `api_token_revoke:${input.token}`

@@ -187,9 +187,11 @@ describe('api_token_list', () => {
   })
 
   it('requires user', async () => {
-    const user = await t.make.user()
-    const r = await t.call('api_token_list', {}, user)
-    expect(r.body.error).toEqual({ __type: 'Validation Error', user: ['Missing value'] })
+    for (const as of [await t.make.user(), await t.make.sysadmin(), null]) {
+      const r = await t.call('api_token_list', {}, as)
+      expect(r.status).toBe(409)
+      expect(r.body.error).toEqual({ __type: 'Validation Error', user: ['Missing value'] })
+    }
   })
 
   it('refuses anonymous callers, other users, and unknown users alike', async () => {
@@ -247,7 +249,7 @@ describe('api_token_revoke', () => {
     const tok = await token(user, user)
     expect((await t.call('api_token_revoke', { jti: jtiOf(tok) }, admin)).body.result).toBeNull()
     expect(await rowOf(jtiOf(tok))).toBeUndefined()
-    for (const params of [{ jti: 'no-such-token' }, { token: 'not.a.token' }]) {
+    for (const params of [{ jti: 'no-such-token' }, { jti: 5 }, { token: 'not.a.token' }]) {
       const r = await t.call('api_token_revoke', params, admin)
       expect(r.body).toMatchObject({ success: true, result: null })
     }

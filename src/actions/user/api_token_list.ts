@@ -1,9 +1,13 @@
 // api_token_list: a user's API tokens (never the tokens themselves: id, name, times).
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { listedUser, loadTokenOwner, requireCanListTokens } from '../../auth/api-token'
+import {
+  listedUser,
+  loadTokenOwner,
+  requireCanListTokens,
+  requireKeys,
+} from '../../auth/api-token'
 import { tokensOf, tokenToDict } from '../../model/api-token'
-import { fail, field, MISSING } from '../../validation/fields'
 
 export const apiTokenList = defineAction({
   name: 'api_token_list',
@@ -18,11 +22,10 @@ anyone's.
     most once a minute) and expires_at (null: never)
 :rtype: list of dictionaries`,
   auth: requireCanListTokens,
-  params: z
-    .object({ user: z.unknown().optional(), user_id: z.unknown().optional() })
-    .transform((p) => listedUser(p))
-    .pipe(field((v) => (v === undefined || v === null ? fail(MISSING) : String(v)))),
-  async run(ctx, user) {
+  params: z.looseObject({}),
+  async run(ctx, _p, input) {
+    const user = listedUser(input)
+    requireKeys({ user }, ['user']) // sysadmins skip the auth rule that checks it first
     const owner = await loadTokenOwner(ctx, user)
     return (await tokensOf(ctx, owner.id)).map(tokenToDict)
   },
