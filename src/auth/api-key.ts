@@ -1,7 +1,15 @@
-// Finds the calling user from the API key headers (or nobody: anonymous).
+// Finds the calling user from the API key headers, by API key or API token (or nobody: anonymous).
 import { eq } from 'drizzle-orm'
 import { users } from '../db/schema'
 import type { Deps, UserRow } from '../context'
+import {
+  claimsExpired,
+  findTokenWithOwner,
+  isoToMs,
+  peekClaims,
+  touchToken,
+  verifiedClaims,
+} from '../model/api-token'
 
 /** The key sent by the caller, from any of the accepted headers. */
 export function apiKeyFrom(headers: Headers, configuredHeader: string): string | null {
@@ -17,11 +25,37 @@ export function apiKeyFrom(headers: Headers, configuredHeader: string): string |
   return null
 }
 
-/** The user owning `key`, or null. Cached per process; the change log keeps the cache right. */
+/**
+ * The user owning `key` (an API key or an API token), or null, which makes the caller anonymous
+ * as CKAN does for a wrong key. Cached per process; the change log keeps the cache right (a
+ * token's revocation, its owner's deletion). A token's expiry is in its own claims, so it is
+ * checked on cached hits too.
+ */
 export async function userForKey(deps: Deps, key: string): Promise<UserRow | null> {
-  const cached = deps.caches.usersByKey.get(key)
-  if (cached !== undefined) return cached
+  // Our API keys are UUIDs, so a JWT-shaped key is only ever tried as a token.
+  const claims = peekClaims(key)
+  if (claims && claimsExpired(claims, deps.now())) return null
+  let row = deps.caches.usersByKey.get(key)
+  if (row === undefined) {
+    row = claims ? await userForToken(deps, key) : await userForApiKey(deps, key)
+    deps.caches.usersByKey.set(key, row)
+  }
+  if (row && claims && typeof claims.jti === 'string') await touchToken(deps, claims.jti)
+  return row
+}
+
+async function userForApiKey(deps: Deps, key: string): Promise<UserRow | null> {
   const [row] = await deps.db.select().from(users).where(eq(users.apikey, key)).limit(1)
-  deps.caches.usersByKey.set(key, row ?? null)
   return row ?? null
+}
+
+/** ckan: a token is refused when its signature, row (revoked) or owner (deleted) is wrong. */
+async function userForToken(deps: Deps, token: string): Promise<UserRow | null> {
+  const claims = await verifiedClaims(deps, token)
+  if (!claims) return null
+  const found = await findTokenWithOwner(deps, claims.jti)
+  if (!found || found.user.state === 'deleted') return null
+  const expiresAt = found.token.expires_at
+  if (expiresAt && isoToMs(expiresAt) <= isoToMs(deps.now())) return null
+  return found.user
 }

@@ -52,6 +52,8 @@ export const OPTIONS: OptionDef[] = [
   o('service.auth.password_min_length', 'int', 4, 'Minimum password length for users.'),
   o('service.auth.password_hash_iterations', 'int', 100000, 'PBKDF2-SHA256 iterations for new password hashes.'),
   o('apikey_header_name', 'string', 'X-CKAN-API-Key', 'Extra request header that carries the API key.'),
+  o('api_token.jwt.encode.secret', 'string', null, 'Key that signs API tokens (HS256; a "string:" prefix is accepted). Unset: a random key the site keeps in its database.'),
+  o('api_token.jwt.decode.secret', 'string', null, 'Key that verifies API tokens (default: the encode key, else the site\'s own key).'),
   // Lists and limits
   o('service.search.rows_max', 'int', 1000, 'Upper limit of package_search rows.'),
   o('search.facets.limit', 'int', 50, 'Default package_search facet.limit.'),

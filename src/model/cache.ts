@@ -79,7 +79,8 @@ export class LruCaches implements Caches {
   packageGeneration = 0
 
   apply(changes: Change[]) {
-    if (changes.some((c) => c.entity_type !== 'user' && c.entity_type !== 'config')) this.packageGeneration++
+    const keyOnly = ['user', 'config', 'api_token'] // changes that never touch dataset dicts
+    if (changes.some((c) => !keyOnly.includes(c.entity_type))) this.packageGeneration++
     for (const c of changes) {
       switch (c.entity_type) {
         case 'package': {
@@ -97,6 +98,10 @@ export class LruCaches implements Caches {
         case 'user':
           this.usersByKey.clear()
           this.capacities.clear()
+          break
+        case 'api_token':
+          // A revoked token must stop working, and a new one may be cached as unknown.
+          this.usersByKey.clear()
           break
         case 'tag':
         case 'vocabulary':

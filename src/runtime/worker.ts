@@ -70,7 +70,8 @@ function build(env: WorkerEnv): App {
   // The isolate's own services; their db is only a template: requests get their own below.
   const shared = buildDeps(config, drizzle(open(url, vars.DATABASE_AUTH_TOKEN), { schema }) as CatalogDb, {
     search: { perRequest: true },
-    mailer: notConfiguredMailer('smtp.server: no mailer on Workers'),
+    // No SMTP from Workers: smtp.* settings apply to Node only.
+    mailer: notConfiguredMailer('no mail adapter on Workers; smtp.server applies to Node only'),
   })
   const search = shared.search as MemorySearchService
   /** Set once a request has loaded the runtime config and caught up; retried until one has. */

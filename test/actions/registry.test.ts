@@ -87,6 +87,8 @@ const SEED_READ_ACTIONS = [
   'datastore_search',
   'datastore_search_sql',
   'datastore_info',
+  // beyond the seeds: CKAN 2.9 lets every get.py action be called with GET
+  'api_token_list',
 ]
 
 describe('registry', () => {
