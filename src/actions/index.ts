@@ -1,6 +1,8 @@
 // The registry: every action by name, built from each group's index.ts.
 import type { Action } from './action'
+import { actions as activity } from './activity'
 import { actions as config } from './config'
+import { actions as dashboard } from './dashboard'
 import { actions as datastore } from './datastore'
 import { actions as group } from './group'
 import { actions as member } from './member'
@@ -35,4 +37,4 @@ function build(lists: AnyAction[][]): Map<string, AnyAction> {
   return map
 }
 
-export const registry = build([site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore])
+export const registry = build([site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore, activity, dashboard])
