@@ -72,12 +72,16 @@ describe('activity_show', () => {
       await t.call('activity_show', { id: act.id, include_data: 'true' }, member),
       `Access denied: User ${member.name} not authorized to edit package ${ds.id}`,
     )
-    expect((await t.ok('activity_show', { id: act.id, include_data: false }, outsider)).id).toBe(act.id)
+    expect((await t.ok('activity_show', { id: act.id, include_data: false }, outsider)).id).toBe(
+      act.id,
+    )
     const env = await setup({ 'service.auth.public_activity_stream_detail': 'true' })
     const u = await env.make.user()
     const pub = await env.make.dataset(u)
     const [a] = await env.ok('package_activity_list', { id: pub.id })
-    expect((await env.ok('activity_show', { id: a.id, include_data: true })).data.package.id).toBe(pub.id)
+    expect((await env.ok('activity_show', { id: a.id, include_data: true })).data.package.id).toBe(
+      pub.id,
+    )
   })
 
   it('authorises only dataset activities for non-sysadmins', async () => {
@@ -101,7 +105,9 @@ describe('activity_show', () => {
       await t.call('activity_show', { id: act.id, include_data: false }, outsider),
       `Access denied: User ${outsider.name} not authorized to read package ${ds.id}`,
     )
-    expect((await t.ok('activity_show', { id: act.id, include_data: false }, member)).id).toBe(act.id)
+    expect((await t.ok('activity_show', { id: act.id, include_data: false }, member)).id).toBe(
+      act.id,
+    )
   })
 })
 
@@ -125,7 +131,9 @@ describe('activity_data_show', () => {
   })
 
   it('requires the id and knows unknown activities', async () => {
-    expect((await t.call('activity_data_show', {}, sys)).body.error).toMatchObject({ id: ['Missing value'] })
+    expect((await t.call('activity_data_show', {}, sys)).body.error).toMatchObject({
+      id: ['Missing value'],
+    })
     expect((await t.call('activity_data_show', { id: 'nope' }, sys)).status).toBe(404)
   })
 
@@ -144,7 +152,11 @@ describe('activity_diff', () => {
   async function twoVersions(before: object, after: object) {
     const { ds, admin, member } = await orgDataset()
     const mk = (data: object) =>
-      t.ok('activity_create', { user_id: admin.name, object_id: ds.id, activity_type: 'changed package', data }, sys)
+      t.ok(
+        'activity_create',
+        { user_id: admin.name, object_id: ds.id, activity_type: 'changed package', data },
+        sys,
+      )
     await mk({ package: before })
     const second = await mk({ package: after })
     return { ds, admin, member, second }
@@ -168,11 +180,21 @@ describe('activity_diff', () => {
 
   it('gives context and html diffs', async () => {
     const { second, admin } = await twoVersions(before, after)
-    const ctx = await t.ok('activity_diff', { id: second.id, object_type: 'package', diff_type: 'context' }, admin)
-    expect(ctx.diff.startsWith('*** \n\n--- \n\n***************\n\n*** 1,10 ****\n\n  {\n')).toBe(true)
+    const ctx = await t.ok(
+      'activity_diff',
+      { id: second.id, object_type: 'package', diff_type: 'context' },
+      admin,
+    )
+    expect(ctx.diff.startsWith('*** \n\n--- \n\n***************\n\n*** 1,10 ****\n\n  {\n')).toBe(
+      true,
+    )
     expect(ctx.diff).toContain('\n!   "title": "Old title"\n')
     expect(ctx.diff).toContain('\n--- 1,14 ----\n\n  {\n+   "extra": 1,\n')
-    const html = await t.ok('activity_diff', { id: second.id, object_type: 'package', diff_type: 'html' }, admin)
+    const html = await t.ok(
+      'activity_diff',
+      { id: second.id, object_type: 'package', diff_type: 'html' },
+      admin,
+    )
     expect(html.diff.startsWith('\n    <table class="diff" id="difflib_chg_to0__top"')).toBe(true)
     expect(html.diff).toContain(
       '<td nowrap="nowrap">&nbsp;&nbsp;"title":&nbsp;"<span class="diff_chg">Old</span>&nbsp;title"</td>',
@@ -186,14 +208,24 @@ describe('activity_diff', () => {
     const act = await newest(ds.id)
     const r = await t.ok('activity_diff', { id: act.id, object_type: 'package' }, admin)
     expect(r.diff).toContain('\n-  "title": "First",\n+  "title": "Second",\n')
-    expect(r.activities.map((a: any) => a.activity_type)).toEqual(['new package', 'changed package'])
+    expect(r.activities.map((a: any) => a.activity_type)).toEqual([
+      'new package',
+      'changed package',
+    ])
   })
 
   it('rejects an unknown diff_type', async () => {
     const { second, admin } = await twoVersions(before, after)
-    const r = await t.call('activity_diff', { id: second.id, object_type: 'package', diff_type: 'side' }, admin)
+    const r = await t.call(
+      'activity_diff',
+      { id: second.id, object_type: 'package', diff_type: 'side' },
+      admin,
+    )
     expect(r.status).toBe(409)
-    expect(r.body.error).toEqual({ __type: 'Validation Error', message: 'diff_type not recognized' })
+    expect(r.body.error).toEqual({
+      __type: 'Validation Error',
+      message: 'diff_type not recognized',
+    })
   })
 
   it('answers the first activity of an object with Not Found', async () => {
@@ -221,7 +253,9 @@ describe('activity_diff', () => {
       object_type: ['Missing value'],
     })
     for (const who of [null, sys])
-      expect((await t.call('activity_diff', { id: 'nope', object_type: 'package' }, who)).status).toBe(404)
+      expect(
+        (await t.call('activity_diff', { id: 'nope', object_type: 'package' }, who)).status,
+      ).toBe(404)
   })
 
   it('needs edit rights on the dataset', async () => {
@@ -279,7 +313,9 @@ describe('activity_create', () => {
       object_id: ['Not found: Group'],
     })
     expect((await create({ object_id: g.id, activity_type: 'follow group' })).status).toBe(200)
-    expect((await create({ object_id: u.id, activity_type: 'follow user', data: '{"a": 1}' })).status).toBe(200)
+    expect(
+      (await create({ object_id: u.id, activity_type: 'follow user', data: '{"a": 1}' })).status,
+    ).toBe(200)
   })
 
   it('rejects unknown types, unknown users and missing values', async () => {
@@ -290,17 +326,21 @@ describe('activity_create', () => {
       activity_type: ['Not found: Activity type'],
       object_id: ['There is no object_id validator for activity type "new thing"'],
     })
-    expect(await err({ user_id: 'ghost', object_id: u.id, activity_type: 'changed user' })).toEqual({
-      __type: 'Validation Error',
-      user_id: ['Not found: User'],
-    })
+    expect(await err({ user_id: 'ghost', object_id: u.id, activity_type: 'changed user' })).toEqual(
+      {
+        __type: 'Validation Error',
+        user_id: ['Not found: User'],
+      },
+    )
     expect(await err({})).toEqual({
       __type: 'Validation Error',
       user_id: ['Missing value'],
       object_id: ['Missing value'],
       activity_type: ['Missing value'],
     })
-    expect(await err({ user_id: u.id, object_id: u.id, activity_type: 'changed user', data: [1] })).toEqual({
+    expect(
+      await err({ user_id: u.id, object_id: u.id, activity_type: 'changed user', data: [1] }),
+    ).toEqual({
       __type: 'Validation Error',
       data: ['Could not parse as valid JSON'],
     })
@@ -309,7 +349,10 @@ describe('activity_create', () => {
   it('is for sysadmins only', async () => {
     const u = await t.make.user()
     const p = { user_id: u.id, object_id: u.id, activity_type: 'changed user' }
-    denied(await t.call('activity_create', p), 'Access denied: Action activity_create requires an authenticated user')
+    denied(
+      await t.call('activity_create', p),
+      'Access denied: Action activity_create requires an authenticated user',
+    )
     denied(await t.call('activity_create', p, u), 'Access denied')
   })
 
@@ -317,7 +360,11 @@ describe('activity_create', () => {
     const env = await setup({ 'service.activity_streams_enabled': 'false' })
     const admin = await env.make.sysadmin()
     const u = await env.make.user()
-    const r = await env.call('activity_create', { user_id: u.id, object_id: u.id, activity_type: 'bogus' }, admin)
+    const r = await env.call(
+      'activity_create',
+      { user_id: u.id, object_id: u.id, activity_type: 'bogus' },
+      admin,
+    )
     expect(r.body).toMatchObject({ success: true, result: null })
     const rs = await env.client.execute('SELECT count(*) AS n FROM activity')
     expect(Number(rs.rows[0]!.n)).toBe(0)

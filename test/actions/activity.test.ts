@@ -62,9 +62,9 @@ describe('activity dicts', () => {
     const g = await t.make.group(u, { title: 'Lakes' })
     const [groupAct] = await t.ok('group_activity_list', { id: g.id })
     expect(groupAct.data).toEqual({ group: { title: 'Lakes' } })
-    const [userAct] = await t.ok('user_activity_list', { id: u.id, limit: 100 }).then((l) =>
-      l.filter((a: any) => a.object_id === u.id),
-    )
+    const [userAct] = await t
+      .ok('user_activity_list', { id: u.id, limit: 100 })
+      .then((l) => l.filter((a: any) => a.object_id === u.id))
     expect(userAct).toMatchObject({ activity_type: 'new user', user_id: u.id, data: {} })
   })
 })
@@ -121,7 +121,14 @@ describe('recording activities', () => {
     await t.ok('bulk_update_delete', { datasets: [b.id], org_id: org.id }, admin)
     await t.ok('bulk_update_delete', { datasets: [b.id], org_id: org.id }, admin)
     expect(await storedTypes(b.id)).toEqual(['new package', 'deleted package'])
-    const data = await t.ok('activity_data_show', { id: (await t.ok('package_activity_list', { id: b.id }, admin))[0].id, object_type: 'package' }, admin)
+    const data = await t.ok(
+      'activity_data_show',
+      {
+        id: (await t.ok('package_activity_list', { id: b.id }, admin))[0].id,
+        object_type: 'package',
+      },
+      admin,
+    )
     expect(data).toMatchObject({ id: b.id, state: 'deleted' })
   })
 
@@ -166,9 +173,37 @@ describe('user_activity_list', () => {
     const u = await t.make.user()
     for (let i = 0; i < 4; i++) await t.make.dataset(u, { title: `D${i}` })
     const all = await t.ok('user_activity_list', { id: u.id })
-    expect(all.map((a: any) => a.data.package?.title ?? 'user')).toEqual(['D3', 'D2', 'D1', 'D0', 'user'])
+    expect(all.map((a: any) => a.data.package?.title ?? 'user')).toEqual([
+      'D3',
+      'D2',
+      'D1',
+      'D0',
+      'user',
+    ])
     const page = await t.ok('user_activity_list', { id: u.id, offset: '1', limit: '2' })
     expect(page.map((a: any) => a.id)).toEqual(all.slice(1, 3).map((a: any) => a.id))
+  })
+
+  it('leaves out activities on datasets made private for those who cannot read them', async () => {
+    const { org, admin, member } = await staffedOrg()
+    const ds = await t.make.dataset(admin, { owner_org: org.id })
+    await t.ok('package_patch', { id: ds.id, private: true }, admin)
+    const objects = async (who: Caller | null) =>
+      (await t.ok('user_activity_list', { id: admin.id }, who)).map((a: any) => a.object_id)
+    expect(await objects(null)).not.toContain(ds.id)
+    expect(await objects(await t.make.user())).not.toContain(ds.id)
+    expect(await objects(member)).toContain(ds.id)
+    expect(await objects(admin)).toContain(ds.id)
+    expect(await objects(sys)).toContain(ds.id)
+  })
+
+  it('is refused to anonymous callers when user details are not public', async () => {
+    const env = await setup({ 'service.auth.public_user_details': 'false' })
+    const u = await env.make.user()
+    const r = await env.call('user_activity_list', { id: u.id })
+    expect(r.status).toBe(403)
+    expect(r.body.error.message).toBe('Access denied')
+    expect(await env.ok('user_activity_list', { id: u.id }, u)).toHaveLength(1)
   })
 
   it('answers an unknown user with Not Found and a missing id with Missing value', async () => {
@@ -191,7 +226,8 @@ describe('user_activity_list', () => {
 describe('activity list parameters', () => {
   it('rejects bad offsets and limits with CKAN messages', async () => {
     const u = await t.make.user()
-    const bad = async (params: object) => (await t.call('user_activity_list', { id: u.id, ...params })).body.error
+    const bad = async (params: object) =>
+      (await t.call('user_activity_list', { id: u.id, ...params })).body.error
     expect(await bad({ limit: 'abc' })).toMatchObject({
       limit: ['Invalid integer', 'Please enter an integer value'],
     })
@@ -208,7 +244,12 @@ describe('activity list parameters', () => {
     const rows = Array.from({ length: 120 }, (_, i) => ({
       sql: `INSERT INTO activity (id, timestamp, user_id, object_id, activity_type, data)
         VALUES (?, ?, ?, ?, 'changed package', '{}')`,
-      args: [crypto.randomUUID(), `2000-01-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(6, '0')}`, u.id, ds.id],
+      args: [
+        crypto.randomUUID(),
+        `2000-01-01T00:00:${String(i % 60).padStart(2, '0')}.${String(i).padStart(6, '0')}`,
+        u.id,
+        ds.id,
+      ],
     }))
     await t.client.batch(rows, 'write')
     expect(await t.ok('package_activity_list', { id: ds.id })).toHaveLength(31)
@@ -219,7 +260,10 @@ describe('activity list parameters', () => {
   })
 
   it('takes the default and the cap from service.activity_list_limit[_max]', async () => {
-    const env = await setup({ 'service.activity_list_limit': '5', 'service.activity_list_limit_max': '7' })
+    const env = await setup({
+      'service.activity_list_limit': '5',
+      'service.activity_list_limit_max': '7',
+    })
     const u = await env.make.user()
     for (let i = 0; i < 9; i++) await env.make.dataset(u)
     expect(await env.ok('recently_changed_packages_activity_list')).toHaveLength(5)
@@ -253,26 +297,40 @@ describe('package_activity_list', () => {
     const outsider = await t.make.user()
     const r = await t.call('package_activity_list', { id: ds.id }, outsider)
     expect(r.status).toBe(403)
-    expect(r.body.error.message).toBe(`Access denied: User ${outsider.name} not authorized to read package ${ds.id}`)
+    expect(r.body.error.message).toBe(
+      `Access denied: User ${outsider.name} not authorized to read package ${ds.id}`,
+    )
     const anon = await t.call('package_activity_list', { id: ds.id })
-    expect(anon.body.error.message).toBe(`Access denied: User  not authorized to read package ${ds.id}`)
+    expect(anon.body.error.message).toBe(
+      `Access denied: User  not authorized to read package ${ds.id}`,
+    )
     // the activity recorded while public is still there for those who may read it
-    expect(types(await t.ok('package_activity_list', { id: ds.id }, member))).toEqual(['new package'])
+    expect(types(await t.ok('package_activity_list', { id: ds.id }, member))).toEqual([
+      'new package',
+    ])
     expect(types(await t.ok('package_activity_list', { id: ds.id }, sys))).toEqual(['new package'])
   })
 })
 
 describe('hidden activity', () => {
-  it('hides the site user\'s activity unless a sysadmin asks for it', async () => {
+  it("hides the site user's activity unless a sysadmin asks for it", async () => {
     const site: Caller = await t.ok('get_site_user', {}, sys)
     const u = await t.make.user()
     const ds = await t.make.dataset(u)
     await t.ok('package_patch', { id: ds.id, notes: 'harvested' }, site)
     expect(types(await t.ok('package_activity_list', { id: ds.id }))).toEqual(['new package'])
     // silently ignored for others
-    const asUser = await t.ok('package_activity_list', { id: ds.id, include_hidden_activity: true }, u)
+    const asUser = await t.ok(
+      'package_activity_list',
+      { id: ds.id, include_hidden_activity: true },
+      u,
+    )
     expect(types(asUser)).toEqual(['new package'])
-    const asSys = await t.ok('package_activity_list', { id: ds.id, include_hidden_activity: 'true' }, sys)
+    const asSys = await t.ok(
+      'package_activity_list',
+      { id: ds.id, include_hidden_activity: 'true' },
+      sys,
+    )
     expect(types(asSys)).toEqual(['changed package', 'new package'])
     const recent = await t.ok('recently_changed_packages_activity_list', { limit: 100 }, sys)
     expect(recent.filter((a: any) => a.object_id === ds.id)).toHaveLength(1)
@@ -281,7 +339,11 @@ describe('hidden activity', () => {
   it('hides the users named in service.hide_activity_from_users (and then not the site user)', async () => {
     const env = await setup({ 'service.hide_activity_from_users': 'quiet-bot' })
     const admin = await env.make.sysadmin()
-    const bot = await env.ok('user_create', { name: 'quiet-bot', email: 'bot@example.com', password: 'password123' }, admin)
+    const bot = await env.ok(
+      'user_create',
+      { name: 'quiet-bot', email: 'bot@example.com', password: 'password123' },
+      admin,
+    )
     const site: Caller = await env.ok('get_site_user', {}, admin)
     const u = await env.make.user()
     const ds = await env.make.dataset(u)
@@ -328,12 +390,13 @@ describe('group_activity_list', () => {
     await t.ok('package_patch', { id: ds.id, private: true }, admin)
     const outsider = await t.make.user()
     for (const who of [null, outsider])
-      expect((await t.ok('group_activity_list', { id: g.id }, who)).map((a: any) => a.object_id)).toEqual([g.id])
+      expect(
+        (await t.ok('group_activity_list', { id: g.id }, who)).map((a: any) => a.object_id),
+      ).toEqual([g.id])
     for (const who of [member, sys])
-      expect((await t.ok('group_activity_list', { id: g.id }, who)).map((a: any) => a.object_id)).toEqual([
-        ds.id,
-        g.id,
-      ])
+      expect(
+        (await t.ok('group_activity_list', { id: g.id }, who)).map((a: any) => a.object_id),
+      ).toEqual([ds.id, g.id])
   })
 
   it('answers an organization or an unknown id with Not Found', async () => {
@@ -352,7 +415,10 @@ describe('group_activity_list', () => {
     const r = await t.call('group_activity_list', { id: g.id })
     expect(r.status).toBe(403)
     expect(r.body.error.message).toBe(`Access denied: User  not authorized to read group ${g.id}`)
-    expect(types(await t.ok('group_activity_list', { id: g.id }, sys))).toEqual(['deleted group', 'new group'])
+    expect(types(await t.ok('group_activity_list', { id: g.id }, sys))).toEqual([
+      'deleted group',
+      'new group',
+    ])
   })
 })
 
@@ -376,7 +442,11 @@ describe('organization_activity_list', () => {
     const later = await t.make.dataset(admin, { owner_org: org.id })
     await t.ok('bulk_update_private', { datasets: [later.id], org_id: org.id }, admin)
     const ids = async (who: Caller | null) =>
-      new Set((await t.ok('organization_activity_list', { id: org.id }, who)).map((a: any) => a.object_id))
+      new Set(
+        (await t.ok('organization_activity_list', { id: org.id }, who)).map(
+          (a: any) => a.object_id,
+        ),
+      )
     expect(await ids(null)).toEqual(new Set([pub.id, org.id]))
     expect(await ids(await t.make.user())).toEqual(new Set([pub.id, org.id]))
     expect(await ids(member)).toEqual(new Set([pub.id, later.id, org.id]))
@@ -413,12 +483,18 @@ describe('recently_changed_packages_activity_list', () => {
     const env = await setup()
     const admin = await env.make.user()
     const member = await env.make.user()
-    const org = await env.ok('organization_create', { name: uniq('org'), users: [{ name: member.name, capacity: 'member' }] }, admin)
+    const org = await env.ok(
+      'organization_create',
+      { name: uniq('org'), users: [{ name: member.name, capacity: 'member' }] },
+      admin,
+    )
     const ds = await env.make.dataset(admin, { owner_org: org.id })
     const other = await env.make.dataset(admin)
     await env.ok('package_patch', { id: ds.id, private: true }, admin)
     const seen = async (who: Caller | null) =>
-      (await env.ok('recently_changed_packages_activity_list', {}, who)).map((a: any) => a.object_id)
+      (await env.ok('recently_changed_packages_activity_list', {}, who)).map(
+        (a: any) => a.object_id,
+      )
     expect(await seen(null)).toEqual([other.id])
     expect(await seen(await env.make.user())).toEqual([other.id])
     expect(await seen(member)).toEqual([other.id, ds.id])
@@ -431,7 +507,8 @@ describe('recently_changed_packages_activity_list', () => {
     const org = await env.make.organization(admin)
     const pub = await env.make.dataset(admin)
     const priv = await env.make.dataset(admin, { owner_org: org.id })
-    for (let i = 0; i < 40; i++) await env.ok('package_patch', { id: priv.id, notes: `n${i}` }, admin)
+    for (let i = 0; i < 40; i++)
+      await env.ok('package_patch', { id: priv.id, notes: `n${i}` }, admin)
     await env.ok('package_patch', { id: priv.id, private: true }, admin)
     const list = await env.ok('recently_changed_packages_activity_list', { limit: 1 })
     expect(list.map((a: any) => a.object_id)).toEqual([pub.id])

@@ -11,7 +11,9 @@ interface Case {
   context: string
   html: string
 }
-const { cases } = JSON.parse(readFileSync(join(__dirname, 'fixtures/activity-diff.json'), 'utf8')) as {
+const { cases } = JSON.parse(
+  readFileSync(join(__dirname, 'fixtures/activity-diff.json'), 'utf8'),
+) as {
   cases: Case[]
 }
 
@@ -31,6 +33,8 @@ describe('diffObjects', () => {
   it('gives no unified or context text for equal objects', () => {
     expect(diffObjects({ a: 1 }, { a: 1 }, 'unified')).toBe('')
     expect(diffObjects({ a: 1 }, { a: 1 }, 'context')).toBe('')
-    expect(diffObjects({ a: 1 }, { a: 1 }, 'html')).toContain('<a href="#difflib_chg_to0__top">t</a>')
+    expect(diffObjects({ a: 1 }, { a: 1 }, 'html')).toContain(
+      '<a href="#difflib_chg_to0__top">t</a>',
+    )
   })
 })
