@@ -65,6 +65,18 @@ export function hiddenUsers(ctx: ActionContext): string[] {
 }
 
 /**
+ * True unless `id` is a dataset that is private now and that the viewer may not read: sysadmins
+ * read all, members of its organization read it, and the creator reads an unowned one.
+ */
+export function readableObject(v: Viewer, id: Sql): Sql {
+  if (v.sysadmin) return sql`1`
+  return sql`NOT EXISTS (
+    SELECT 1 FROM package rp WHERE rp.id = ${id} AND rp.private = 1 AND CASE
+      WHEN rp.owner_org IS NULL THEN coalesce(rp.creator_user_id = ${v.userId}, 0) = 0
+      ELSE rp.owner_org NOT IN (SELECT value FROM json_each(${JSON.stringify(v.orgs)})) END)`
+}
+
+/**
  * Whether the activity row `a` may be shown: not by a hidden user (unless `includeHidden`), and,
  * when its object is a dataset that is private now, only to those who may read that dataset.
  * Datasets become private after the fact (package_update, bulk_update_private), and their
@@ -80,10 +92,7 @@ function visibleSql(
   return sql`(${includeHidden ? 1 : 0} = 1 OR a.user_id IS NULL OR a.user_id NOT IN (
       SELECT id FROM "user" WHERE id IN (SELECT value FROM json_each(${hidden}))
         OR name IN (SELECT value FROM json_each(${hidden}))))
-    AND (${v.sysadmin ? 1 : 0} = 1 OR NOT EXISTS (
-      SELECT 1 FROM package p WHERE p.id = a.object_id AND p.private = 1 AND CASE
-        WHEN p.owner_org IS NULL THEN coalesce(p.creator_user_id = ${v.userId}, 0) = 0
-        ELSE p.owner_org NOT IN (SELECT value FROM json_each(${JSON.stringify(v.orgs)})) END))
+    AND ${readableObject(v, sql`a.object_id`)}
     AND (a.user_id IS NULL OR a.user_id IS NOT ${excludeUser ?? null})`
 }
 
@@ -135,7 +144,8 @@ export async function activityPage(
   if (!sources.length || o.limit <= 0) return []
   const since = o.since === undefined ? sql`` : sql` AND x.timestamp > ${o.since}`
   const visible = visibleSql(ctx, o.viewer, !!o.includeHidden, o.excludeUser)
-  for (let k = Math.max(want, 1); ; k *= 4) {
+  // A little more than the page, so that a few dropped rows do not cost a second query.
+  for (let k = Math.ceil(want * 1.25) + 4; ; k *= 4) {
     const arms = sources.map(
       (s) => sql`SELECT * FROM (${s}${since} ORDER BY ts DESC, rid DESC LIMIT ${k})`,
     )

@@ -9,9 +9,11 @@ import {
   activityPage,
   byActor,
   byActorsIn,
+  readableObject,
   sql,
   viewerFor,
   type Source,
+  type Viewer,
 } from './activity-query'
 import { groupDatasets, orgDatasets } from './activity-sources'
 import { changeRow } from './changes'
@@ -23,18 +25,20 @@ type DashboardUser = Pick<UserRow, 'id' | 'sysadmin' | 'created'>
  * follow, about the datasets they follow, and about the groups and organizations they follow
  * with those groups' datasets.
  */
-function dashboardSources(userId: string, includeOwn: boolean): Source[] {
+function dashboardSources(userId: string, v: Viewer, includeOwn: boolean): Source[] {
   const followed = (type: 'user' | 'dataset' | 'group') =>
     sql`SELECT f.object_id FROM follower f WHERE f.follower_id = ${userId} AND f.object_type = ${type}`
+  // followed datasets the viewer may no longer read are dropped before their activities are read
+  const datasets = sql`${followed('dataset')} AND ${readableObject(v, sql`f.object_id`)}`
   return [
     ...(includeOwn ? [byActor(userId)] : []),
     aboutObject(userId),
     byActorsIn(followed('user')),
     aboutObjectsIn(followed('user')),
-    aboutObjectsIn(followed('dataset')),
+    aboutObjectsIn(datasets),
     aboutObjectsIn(followed('group')),
-    aboutObjectsIn(groupDatasets(followed('group'))),
-    aboutObjectsIn(orgDatasets(followed('group'))),
+    aboutObjectsIn(groupDatasets(followed('group'), v)),
+    aboutObjectsIn(orgDatasets(followed('group'), v)),
   ]
 }
 
@@ -58,7 +62,7 @@ export async function dashboardActivities(
 ): Promise<ActivityDict[]> {
   const [viewer, seen] = await Promise.all([viewerFor(ctx, user), lastViewed(ctx, user)])
   // ckan: the dashboard always leaves out hidden users' activity
-  const rows = await activityPage(ctx, dashboardSources(user.id, true), { viewer, ...page })
+  const rows = await activityPage(ctx, dashboardSources(user.id, viewer, true), { viewer, ...page })
   return rows.map((r) => ({
     ...activityToDict(r, false),
     is_new: r.user_id !== user.id && r.timestamp > seen,
@@ -76,7 +80,7 @@ export async function dashboardActivitiesSince(
   limit: number,
 ): Promise<ActivityDict[]> {
   const viewer = await viewerFor(ctx, user)
-  const rows = await activityPage(ctx, dashboardSources(user.id, false), {
+  const rows = await activityPage(ctx, dashboardSources(user.id, viewer, false), {
     viewer,
     offset: 0,
     limit,

@@ -43,11 +43,15 @@ export function groupActivityListAction({ name, isOrg }: { name: string; isOrg: 
     async run(ctx, p) {
       const g = await loadGroup(ctx, p.id, { isOrg })
       const viewer = await viewerFor(ctx, ctx.user)
-      const rows = await activityPage(ctx, isOrg ? orgStream(g.id) : groupStream(g.id), {
-        viewer,
-        ...activityPageOf(ctx.config, p),
-        includeHidden: p.include_hidden_activity && (!!ctx.user?.sysadmin || !!ctx.ignoreAuth),
-      })
+      const rows = await activityPage(
+        ctx,
+        isOrg ? orgStream(g.id, viewer) : groupStream(g.id, viewer),
+        {
+          viewer,
+          ...activityPageOf(ctx.config, p),
+          includeHidden: p.include_hidden_activity && (!!ctx.user?.sysadmin || !!ctx.ignoreAuth),
+        },
+      )
       return rows.map((r) => activityToDict(r, false))
     },
   })
