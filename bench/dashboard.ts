@@ -1,4 +1,4 @@
-// Benchmark 6: dashboard_activity_list for a user following 1,000 datasets among 100,000 activities.
+// Benchmark 6: dashboard_activity_list of a user following 1,000 datasets among 100,000 activities.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
@@ -122,16 +122,14 @@ async function fill(write: (s: RawStatement[]) => Promise<void>) {
   // the reader is a member of five organizations (so some private datasets are theirs to read)
   add(
     members,
-    orgIds
-      .slice(0, 5)
-      .map((g) => ({
-        id: crypto.randomUUID(),
-        group_id: g,
-        table_id: reader.id,
-        table_name: 'user',
-        capacity: 'member',
-        state: 'active',
-      })),
+    orgIds.slice(0, 5).map((g) => ({
+      id: crypto.randomUUID(),
+      group_id: g,
+      table_id: reader.id,
+      table_name: 'user',
+      capacity: 'member',
+      state: 'active',
+    })),
   )
   const pkgs = Array.from({ length: DATASETS }, (_, i) => ({
     id: crypto.randomUUID(),

@@ -130,10 +130,11 @@ export interface PageOptions {
 /**
  * A page of the union of `sources`, newest first, as the viewer may see it.
  *
- * Each source is cut to its newest K rows straight from its index (K = offset + limit), the union
- * is cut to K again, and only those K rows are read and checked. Rows the viewer may not see are
- * rare, so one query is usually enough; when too many of the K were dropped and more exist, K
- * grows and the query runs again. Ties on timestamp go by insertion order (rowid).
+ * Each source is cut to its newest K rows straight from its index (K a little over offset +
+ * limit), the union is cut to K again, and only those K rows are read and checked. Rows the
+ * viewer may not see are rare, so one query is usually enough; when too many of the K were
+ * dropped and more exist, K grows and the query runs again. Ties on timestamp go by insertion
+ * order (rowid).
  */
 export async function activityPage(
   ctx: ActionContext,
@@ -149,9 +150,10 @@ export async function activityPage(
     const arms = sources.map(
       (s) => sql`SELECT * FROM (${s}${since} ORDER BY ts DESC, rid DESC LIMIT ${k})`,
     )
-    const q = sql`SELECT a.rowid AS rid, a.id, a.timestamp, a.user_id, a.object_id, a.activity_type, a.data,
-        ${visible} AS visible
-      FROM (SELECT rid, ts FROM (${joinSql(arms, ' UNION ')}) ORDER BY ts DESC, rid DESC LIMIT ${k}) c
+    const q = sql`SELECT a.rowid AS rid, a.id, a.timestamp, a.user_id, a.object_id,
+        a.activity_type, a.data, ${visible} AS visible
+      FROM (SELECT rid, ts FROM (${joinSql(arms, ' UNION ')})
+        ORDER BY ts DESC, rid DESC LIMIT ${k}) c
       JOIN activity a ON a.rowid = c.rid
       ORDER BY c.ts DESC, c.rid DESC`
     const rows = await ctx.read(q.text, q.args)

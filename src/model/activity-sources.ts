@@ -26,12 +26,14 @@ export const packageStream = (packageId: string): Source[] => [aboutObject(packa
 export const groupDatasets = (groupIds: Sql, v: Viewer): Sql =>
   sql`SELECT m.table_id FROM member m JOIN package p ON p.id = m.table_id
     WHERE m.group_id IN (${groupIds}) AND m.table_name = 'package'
-      AND ((m.state = 'active' AND p.state = 'active') OR (m.state = 'deleted' AND p.state = 'deleted'))
+      AND ((m.state = 'active' AND p.state = 'active')
+        OR (m.state = 'deleted' AND p.state = 'deleted'))
       AND ${readableObject(v, sql`p.id`)}`
 
 /** ckan _organization_activity_query: the datasets the organizations own, in any state. */
 export const orgDatasets = (orgIds: Sql, v: Viewer): Sql =>
-  sql`SELECT p.id FROM package p WHERE p.owner_org IN (${orgIds}) AND ${readableObject(v, sql`p.id`)}`
+  sql`SELECT p.id FROM package p
+    WHERE p.owner_org IN (${orgIds}) AND ${readableObject(v, sql`p.id`)}`
 
 const one = (id: string) => sql`SELECT ${id}`
 
@@ -49,5 +51,6 @@ export const orgStream = (orgId: string, v: Viewer): Source[] => [
 
 /** ckan _changed_packages_activity_query: every `* package` activity (timestamp index). */
 export const recentPackagesStream = (): Source[] => [
-  sql`SELECT x.rowid AS rid, x.timestamp AS ts FROM activity x WHERE x.activity_type LIKE '%package'`,
+  sql`SELECT x.rowid AS rid, x.timestamp AS ts FROM activity x
+    WHERE x.activity_type LIKE '%package'`,
 ]

@@ -1,4 +1,4 @@
-// Activity rows: written in the same batch as the change they describe, read back as activity dicts.
+// Activity rows: written in the batch of the change they describe, read back as activity dicts.
 import type { ActionContext } from '../context'
 import { NotFound } from '../errors'
 

@@ -27,7 +27,8 @@ type DashboardUser = Pick<UserRow, 'id' | 'sysadmin' | 'created'>
  */
 function dashboardSources(userId: string, v: Viewer, includeOwn: boolean): Source[] {
   const followed = (type: 'user' | 'dataset' | 'group') =>
-    sql`SELECT f.object_id FROM follower f WHERE f.follower_id = ${userId} AND f.object_type = ${type}`
+    sql`SELECT f.object_id FROM follower f
+      WHERE f.follower_id = ${userId} AND f.object_type = ${type}`
   // followed datasets the viewer may no longer read are dropped before their activities are read
   const datasets = sql`${followed('dataset')} AND ${readableObject(v, sql`f.object_id`)}`
   return [

@@ -131,7 +131,8 @@ function cell(side: 'from' | 'to', c: Cell): string {
     .replace(/</g, '&lt;')
     .replace(/ /g, '&nbsp;')
     .replace(/\s+$/, '')
-  return `<td class="diff_header" id="${side}0_${c.num}">${c.num}</td><td nowrap="nowrap">${text}</td>`
+  const header = `<td class="diff_header" id="${side}0_${c.num}">${c.num}</td>`
+  return `${header}<td nowrap="nowrap">${text}</td>`
 }
 
 const TABLE_HEAD = `

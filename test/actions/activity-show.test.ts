@@ -214,6 +214,19 @@ describe('activity_diff', () => {
     ])
   })
 
+  it('lets sysadmins diff group activities, and only them', async () => {
+    const u = await t.make.user()
+    const g = await t.make.group(u, { title: 'Before' })
+    await t.ok('group_patch', { id: g.id, title: 'After' }, u)
+    const [act] = await t.ok('group_activity_list', { id: g.id, limit: 1 })
+    const r = await t.ok('activity_diff', { id: act.id, object_type: 'group' }, sys)
+    expect(r.diff).toContain('\n-  "title": "Before",\n+  "title": "After",\n')
+    denied(
+      await t.call('activity_diff', { id: act.id, object_type: 'group' }, u),
+      'Access denied: object_type not recognized',
+    )
+  })
+
   it('rejects an unknown diff_type', async () => {
     const { second, admin } = await twoVersions(before, after)
     const r = await t.call(
