@@ -5,12 +5,13 @@ import { datastoreBench } from './datastore'
 import { searchBench } from './search'
 import { printWorkerRows, workerBench } from './worker'
 import { scaleOutBench } from './scale-out'
+import { dashboardBench } from './dashboard'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`)
-// BENCH_ONLY=catalogue|search|datastore|worker runs one of them. Worker: BENCH_WORKER_CALLS (200),
+// BENCH_ONLY=catalogue|search|datastore|worker|dashboard runs one of them. Worker: BENCH_WORKER_CALLS (200),
 // BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),
 // BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
@@ -43,6 +44,16 @@ if (!only || only === 'datastore') {
 if (!only || only === 'worker') {
   console.log('\n# 4. worker: per-action latency under wrangler dev against loopback sqld, round trips per action')
   printWorkerRows(await workerBench())
+}
+
+if (!only || only === 'dashboard') {
+  // BENCH_DASH_ACTIVITIES (100000), BENCH_DASH_DATASETS (20000), BENCH_DASH_FOLLOWED (1000), BENCH_DASH_REQUESTS (300)
+  console.log('\n# 6. dashboard: dashboard_activity_list in-process, one user following 1,000 datasets among 100,000 activities')
+  const r = await dashboardBench()
+  console.log(`fill: ${r.activities} activities over ${r.datasets} datasets in ${r.fillSeconds} s; first page ${r.firstPage.items} items, ${r.firstPage.fromFollowedDatasets} from followed datasets`)
+  console.log(`first page:  p50 ${r.page1.p50.toFixed(2)} ms  p99 ${r.page1.p99.toFixed(2)} ms  SQL statements/request ${r.page1.sqlStatementsPerRequest}   (target p50 < ${r.targetP50} ms: ${r.met ? 'met' : 'NOT met'})`)
+  console.log(`fourth page: p50 ${r.page4.p50.toFixed(2)} ms  p99 ${r.page4.p99.toFixed(2)} ms  SQL statements/request ${r.page4.sqlStatementsPerRequest}`)
+  console.log(`plan:\n  ${r.plan.join('\n  ')}`)
 }
 
 if (only === 'scale-out') {

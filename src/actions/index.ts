@@ -1,6 +1,8 @@
 // The registry: every action by name, built from each group's index.ts.
 import type { Action } from './action'
+import { actions as activity } from './activity'
 import { actions as config } from './config'
+import { actions as dashboard } from './dashboard'
 import { actions as datastore } from './datastore'
 import { actions as follow } from './follow'
 import { actions as group } from './group'
@@ -36,4 +38,7 @@ function build(lists: AnyAction[][]): Map<string, AnyAction> {
   return map
 }
 
-export const registry = build([site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore, follow])
+export const registry = build([
+  site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore,
+  follow, activity, dashboard,
+])

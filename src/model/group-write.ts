@@ -392,9 +392,13 @@ export async function removeGroup(ctx: ActionContext, g: GroupRow, purge: boolea
         .where(and(linkCond, eq(members.state, 'active'))),
       ctx.db.update(groups).set({ state: 'deleted' }).where(eq(groups.id, g.id)),
     )
-    const activity = activityRow(ctx, `deleted ${kindOf(g.is_organization)}`, g.id, {
-      group: groupColumns({ ...g, state: 'deleted' }),
-    })
+    // ckan: "deleted group" is recorded once, not again for a group deleted before
+    const activity =
+      g.state === 'deleted'
+        ? null
+        : activityRow(ctx, `deleted ${kindOf(g.is_organization)}`, g.id, {
+            group: groupColumns({ ...g, state: 'deleted' }),
+          })
     if (activity) steps.push(ctx.db.insert(activities).values(activity))
   }
   steps.push(...changeSteps(ctx, changed))

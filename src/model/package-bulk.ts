@@ -2,10 +2,12 @@
 import { z } from 'zod'
 import { and, eq, inArray, or } from 'drizzle-orm'
 import type { ActionContext } from '../context'
-import { changeLog, groups, packages } from '../db/schema'
+import { activities, changeLog, groups, packages } from '../db/schema'
+import { rawInsert } from '../db/raw-insert'
 import { reqString, stringList } from '../validation/fields'
 import { changeRow } from './changes'
-import { forgetPackages } from './package'
+import { packageActivityRow } from './activity'
+import { forgetPackages, packageDicts } from './package'
 
 export const bulkUpdateParams = z.object({ datasets: stringList, org_id: reqString })
 
@@ -22,8 +24,10 @@ export async function findGroupId(ctx: ActionContext, idOrName: unknown): Promis
 
 /**
  * Applies `set` to the listed datasets (by id) that `org_id` owns; others are left alone
- * silently. One batch, with a change-log row per changed dataset. Like CKAN, it records no
- * activity and leaves metadata_modified alone.
+ * silently. One batch, with a change-log row per changed dataset, and, like CKAN, no change to
+ * metadata_modified. Each dataset that is public afterwards gets a "changed package" activity
+ * ("deleted package" when this deletes it); datasets made private record none, as
+ * package_update records none for private datasets.
  */
 export async function bulkUpdateDatasets(
   ctx: ActionContext,
@@ -33,11 +37,24 @@ export async function bulkUpdateDatasets(
   const orgId = await findGroupId(ctx, org_id)
   if (!orgId || !datasets?.length) return null
   const owned = and(inArray(packages.id, [...new Set(datasets)]), eq(packages.owner_org, orgId))
-  const rows = await ctx.db.select({ id: packages.id }).from(packages).where(owned)
+  const rows = await ctx.db
+    .select({ id: packages.id, private: packages.private, state: packages.state })
+    .from(packages)
+    .where(owned)
   if (!rows.length) return null
-  await ctx.db.batch([
+  const dicts = await packageDicts(ctx, rows.map((r) => r.id))
+  const acts = rows.flatMap((r) => {
+    const after = { ...r, ...set }
+    const dict = dicts.get(r.id)
+    if (after.private || !dict || (r.state === 'deleted' && after.state === 'deleted')) return []
+    const type = after.state === 'deleted' ? 'deleted package' : 'changed package'
+    const act = packageActivityRow(ctx, type, r.id, JSON.stringify({ ...dict, ...set }))
+    return act ? [act] : []
+  })
+  await ctx.writer.write([
     ctx.db.update(packages).set(set).where(owned),
     ctx.db.insert(changeLog).values(rows.map((r) => changeRow('package', r.id))),
+    ...(acts.length ? [rawInsert(activities, acts)] : []),
   ])
   forgetPackages(ctx)
   return null

@@ -55,12 +55,13 @@ dataset_purge removes it for good. You must be allowed to edit the dataset.
         ),
       ctx.db.insert(changeLog).values(changeRow('package', pkg.id)),
     ]
-    // ckan: private datasets record no activity
-    const activity = pkg.private
-      ? null
-      : activityRow(ctx, 'deleted package', pkg.id, {
-          package: { ...before, state: 'deleted', metadata_modified: now, groups: [] },
-        })
+    // ckan: private datasets record no activity, and "deleted package" is recorded only once
+    const activity =
+      pkg.private || pkg.state === 'deleted'
+        ? null
+        : activityRow(ctx, 'deleted package', pkg.id, {
+            package: { ...before, state: 'deleted', metadata_modified: now, groups: [] },
+          })
     if (activity) steps.push(ctx.db.insert(activities).values(activity))
     await ctx.db.batch(steps as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])
     forgetPackages(ctx)

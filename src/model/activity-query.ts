@@ -1,0 +1,164 @@
+// Reading activity streams: who sees which activities, and one paged query over index lookups.
+import type { ActionContext, UserRow } from '../context'
+import type { RawStatement } from '../db/executor'
+import { roleHas, userCapacities } from '../auth/permissions'
+import { storedActivity, type StoredActivity } from './activity'
+import { siteUserName } from './user'
+
+type Value = RawStatement['args'][number]
+
+/** A fragment of SQL with its bound values, in order (the text only ever holds `?`). */
+export interface Sql {
+  text: string
+  args: Value[]
+}
+
+/** Builds a fragment: interpolated fragments are inlined, anything else becomes a `?`. */
+export function sql(strings: TemplateStringsArray, ...values: (Sql | Value)[]): Sql {
+  let text = strings[0]!
+  const args: Value[] = []
+  values.forEach((v, i) => {
+    if (v !== null && typeof v === 'object' && 'text' in v && 'args' in v) {
+      text += v.text
+      args.push(...v.args)
+    } else {
+      text += '?'
+      args.push(v as Value)
+    }
+    text += strings[i + 1]!
+  })
+  return { text, args }
+}
+
+const joinSql = (parts: Sql[], sep: string): Sql => ({
+  text: parts.map((p) => p.text).join(sep),
+  args: parts.flatMap((p) => p.args),
+})
+
+/** Whose read rights decide which dataset activities a stream shows. */
+export interface Viewer {
+  userId: string | null
+  sysadmin: boolean
+  /** Organizations whose private datasets the viewer may read (any role, cascade applied). */
+  orgs: string[]
+}
+
+/** The viewer for a user (null: anonymous); capacities are cached per process. */
+export async function viewerFor(
+  ctx: ActionContext,
+  user: Pick<UserRow, 'id' | 'sysadmin'> | null,
+): Promise<Viewer> {
+  if (!user) return { userId: null, sysadmin: false, orgs: [] }
+  if (user.sysadmin) return { userId: user.id, sysadmin: true, orgs: [] }
+  const caps = await userCapacities(ctx, user.id)
+  const orgs = [...caps].filter(([, c]) => roleHas(c, 'read')).map(([g]) => g)
+  return { userId: user.id, sysadmin: false, orgs }
+}
+
+/**
+ * ckan: activity by these users is hidden from streams: service.hide_activity_from_users (names
+ * or ids), else the site user.
+ */
+export function hiddenUsers(ctx: ActionContext): string[] {
+  const listed = ctx.config.list('service.hide_activity_from_users')
+  return listed.length ? listed : [siteUserName(ctx)]
+}
+
+/**
+ * True unless `id` is a dataset that is private now and that the viewer may not read: sysadmins
+ * read all, members of its organization read it, and the creator reads an unowned one.
+ */
+export function readableObject(v: Viewer, id: Sql): Sql {
+  if (v.sysadmin) return sql`1`
+  return sql`NOT EXISTS (
+    SELECT 1 FROM package rp WHERE rp.id = ${id} AND rp.private = 1 AND CASE
+      WHEN rp.owner_org IS NULL THEN coalesce(rp.creator_user_id = ${v.userId}, 0) = 0
+      ELSE rp.owner_org NOT IN (SELECT value FROM json_each(${JSON.stringify(v.orgs)})) END)`
+}
+
+/**
+ * Whether the activity row `a` may be shown: not by a hidden user (unless `includeHidden`), and,
+ * when its object is a dataset that is private now, only to those who may read that dataset.
+ * Datasets become private after the fact (package_update, bulk_update_private), and their
+ * earlier public activities stay in the table.
+ */
+function visibleSql(
+  ctx: ActionContext,
+  v: Viewer,
+  includeHidden: boolean,
+  excludeUser?: string,
+): Sql {
+  const hidden = JSON.stringify(hiddenUsers(ctx))
+  return sql`(${includeHidden ? 1 : 0} = 1 OR a.user_id IS NULL OR a.user_id NOT IN (
+      SELECT id FROM "user" WHERE id IN (SELECT value FROM json_each(${hidden}))
+        OR name IN (SELECT value FROM json_each(${hidden}))))
+    AND ${readableObject(v, sql`a.object_id`)}
+    AND (a.user_id IS NULL OR a.user_id IS NOT ${excludeUser ?? null})`
+}
+
+/**
+ * One source of a stream: `SELECT x.rowid AS rid, x.timestamp AS ts FROM activity x WHERE …`,
+ * answerable from one index (object, user or timestamp), newest first.
+ */
+export type Source = Sql
+
+export const byActor = (userId: string): Source =>
+  sql`SELECT x.rowid AS rid, x.timestamp AS ts FROM activity x WHERE x.user_id = ${userId}`
+
+export const aboutObject = (objectId: string): Source =>
+  sql`SELECT x.rowid AS rid, x.timestamp AS ts FROM activity x WHERE x.object_id = ${objectId}`
+
+/** Activities whose object is one of the ids a subquery gives (each probes the object index). */
+export const aboutObjectsIn = (ids: Sql): Source =>
+  sql`SELECT x.rowid AS rid, x.timestamp AS ts FROM activity x WHERE x.object_id IN (${ids})`
+
+export const byActorsIn = (ids: Sql): Source =>
+  sql`SELECT x.rowid AS rid, x.timestamp AS ts FROM activity x WHERE x.user_id IN (${ids})`
+
+export interface PageOptions {
+  viewer: Viewer
+  offset: number
+  limit: number
+  /** Include activity by hidden users (sysadmins who ask for it). */
+  includeHidden?: boolean
+  /** Only activities newer than this timestamp. */
+  since?: string
+  /** Leave out activities by this user. */
+  excludeUser?: string
+}
+
+/**
+ * A page of the union of `sources`, newest first, as the viewer may see it.
+ *
+ * Each source is cut to its newest K rows straight from its index (K a little over offset +
+ * limit), the union is cut to K again, and only those K rows are read and checked. Rows the
+ * viewer may not see are rare, so one query is usually enough; when too many of the K were
+ * dropped and more exist, K grows and the query runs again. Ties on timestamp go by insertion
+ * order (rowid).
+ */
+export async function activityPage(
+  ctx: ActionContext,
+  sources: Source[],
+  o: PageOptions,
+): Promise<StoredActivity[]> {
+  const want = o.offset + o.limit
+  if (!sources.length || o.limit <= 0) return []
+  const since = o.since === undefined ? sql`` : sql` AND x.timestamp > ${o.since}`
+  const visible = visibleSql(ctx, o.viewer, !!o.includeHidden, o.excludeUser)
+  // A little more than the page, so that a few dropped rows do not cost a second query.
+  for (let k = Math.ceil(want * 1.25) + 4; ; k *= 4) {
+    const arms = sources.map(
+      (s) => sql`SELECT * FROM (${s}${since} ORDER BY ts DESC, rid DESC LIMIT ${k})`,
+    )
+    const q = sql`SELECT a.rowid AS rid, a.id, a.timestamp, a.user_id, a.object_id,
+        a.activity_type, a.data, ${visible} AS visible
+      FROM (SELECT rid, ts FROM (${joinSql(arms, ' UNION ')})
+        ORDER BY ts DESC, rid DESC LIMIT ${k}) c
+      JOIN activity a ON a.rowid = c.rid
+      ORDER BY c.ts DESC, c.rid DESC`
+    const rows = await ctx.read(q.text, q.args)
+    const shown = rows.filter((r) => Number(r.visible) === 1)
+    if (shown.length >= want || rows.length < k)
+      return shown.slice(o.offset, want).map(storedActivity)
+  }
+}
