@@ -1,6 +1,6 @@
 // A user's dashboard: their own stream plus what they follow, and what is new since they looked.
 import type { ActionContext, UserRow } from '../context'
-import { changeLog, dashboards } from '../db/schema'
+import { dashboards } from '../db/schema'
 import type { Stmt } from './write-batcher'
 import { activityToDict, type ActivityDict } from './activity'
 import {
@@ -16,7 +16,6 @@ import {
   type Viewer,
 } from './activity-query'
 import { groupDatasets, orgDatasets } from './activity-sources'
-import { changeRow } from './changes'
 
 type DashboardUser = Pick<UserRow, 'id' | 'sysadmin' | 'created'>
 
@@ -91,7 +90,10 @@ export async function dashboardActivitiesSince(
   return rows.map((r) => activityToDict(r, false))
 }
 
-/** The write that marks everything on the user's dashboard as seen (now). */
+/**
+ * The write that marks everything on the user's dashboard as seen (now). No change-log row:
+ * nothing derived depends on it, and a row would make every cached dataset dict stale.
+ */
 export function markSeenStatements(ctx: ActionContext, user: DashboardUser): Stmt[] {
   const now = ctx.now()
   return [
@@ -103,6 +105,5 @@ export function markSeenStatements(ctx: ActionContext, user: DashboardUser): Stm
         target: dashboards.user_id,
         set: { activity_stream_last_viewed: now },
       }),
-    ctx.db.insert(changeLog).values(changeRow('dashboard', user.id)),
   ]
 }
