@@ -1,6 +1,6 @@
 // Followers, activity streams and the dashboard in workerd against sqld: the same SQL (json_each, unions) over HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { callWorker, startWorker, type WorkerEnv } from './harness'
+import { okWorker, startWorker, type WorkerEnv } from './harness'
 
 let w: WorkerEnv
 beforeAll(async () => {
@@ -10,12 +10,8 @@ afterAll(async () => {
   await w?.close()
 })
 
-const ok = async (name: string, params: object = {}, as?: { apikey: string }) => {
-  const r = await callWorker(w.mf, name, params, as)
-  if (r.status !== 200 || !r.body?.success)
-    throw new Error(`${name} failed (${r.status}): ${r.text.slice(0, 500)}`)
-  return r.body.result
-}
+const ok = (name: string, params: object = {}, as?: { apikey: string }) =>
+  okWorker(w.mf, name, params, as)
 
 describe('activity on the Worker', () => {
   it('follows a dataset, shows its changes on the dashboard, diffs them, and hides them once private', async () => {

@@ -1,6 +1,6 @@
 // API tokens and user_invite in workerd: a token made through the Worker authenticates later requests; mail is not configured there.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { callWorker, startWorker, type WorkerEnv } from './harness'
+import { callWorker, okWorker, startWorker, type WorkerEnv } from './harness'
 
 let w: WorkerEnv
 beforeAll(async () => {
@@ -10,12 +10,8 @@ afterAll(async () => {
   await w?.close()
 })
 
-const ok = async (name: string, params: object = {}, as?: { apikey: string }) => {
-  const r = await callWorker(w.mf, name, params, as)
-  if (r.status !== 200 || !r.body?.success)
-    throw new Error(`${name} failed (${r.status}): ${r.text.slice(0, 500)}`)
-  return r.body.result
-}
+const ok = (name: string, params: object = {}, as?: { apikey: string }) =>
+  okWorker(w.mf, name, params, as)
 
 describe('API tokens on the Worker', () => {
   it('authenticates later requests with a token it created, until it is revoked', async () => {

@@ -148,3 +148,16 @@ export async function callWorker(
   }
   return { status: res.status, body, text }
 }
+
+/** The result of an action on the Worker; throws with the answer when it did not succeed. */
+export async function okWorker(
+  mf: Miniflare,
+  name: string,
+  params: object = {},
+  as?: { apikey: string },
+) {
+  const r = await callWorker(mf, name, params, as)
+  if (r.status !== 200 || !r.body?.success)
+    throw new Error(`${name} failed (${r.status}): ${r.text.slice(0, 500)}`)
+  return r.body.result
+}
