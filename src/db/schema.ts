@@ -187,6 +187,24 @@ export const packageRelationships = sqliteTable(
   ],
 )
 
+/**
+ * Dataset collaborators (CKAN 2.9 package_member): a user's capacity on one dataset, behind
+ * service.auth.allow_dataset_collaborators.
+ */
+export const packageMembers = sqliteTable(
+  'package_member',
+  {
+    package_id: text().notNull(),
+    user_id: text().notNull(),
+    capacity: text().notNull(), // 'member' | 'editor' | 'admin'
+    modified: text().notNull(),
+  },
+  (t) => [
+    uniqueIndex('package_member_pk').on(t.package_id, t.user_id),
+    index('package_member_user_idx').on(t.user_id),
+  ],
+)
+
 export const resourceViews = sqliteTable(
   'resource_view',
   {
@@ -378,6 +396,7 @@ export const schema = {
   tags,
   packageTags,
   packageRelationships,
+  packageMembers,
   resourceViews,
   activities,
   followers,
