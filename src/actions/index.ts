@@ -9,6 +9,7 @@ import { actions as group } from './group'
 import { actions as member } from './member'
 import { actions as organization } from './organization'
 import { actions as pkg } from './package'
+import { actions as rating } from './rating'
 import { actions as relationship } from './relationship'
 import { actions as resource } from './resource'
 import { actions as site } from './site'
@@ -42,5 +43,5 @@ function build(lists: AnyAction[][]): Map<string, AnyAction> {
 export const registry = build([
   site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore,
   follow, activity, dashboard,
-  relationship,
+  relationship, rating,
 ])

@@ -1,0 +1,37 @@
+// rating_create: the caller rates a dataset from 1 to 5 (a second rating replaces the first).
+import { z } from 'zod'
+import { defineAction } from '../action'
+import { canReadPackage } from '../../auth/package'
+import { NotAuthorized } from '../../errors'
+import { findPackageRef } from '../../model/relationship'
+import { checkRating, ratingSummary, setRating } from '../../model/rating'
+
+export const ratingCreate = defineAction({
+  name: 'rating_create',
+  readOnly: false,
+  auth: 'logged-in',
+  help: `Rate a dataset (package).
+
+You must be logged in (send your API key). Each user has one rating per dataset:
+rating it again replaces the earlier rating.
+
+:param package: the id or name of the dataset to rate
+:type package: string
+:param rating: the rating, an integer from 1 to 5
+:type rating: int
+:returns: a dictionary with two keys: 'rating average' (the dataset's average rating)
+    and 'rating count' (the number of ratings it has)
+:rtype: dictionary`,
+  params: z.record(z.string(), z.unknown()),
+  async run(ctx, _params, input) {
+    const user = ctx.user
+    if (!user) throw new NotAuthorized('Action rating_create requires an authenticated user')
+    // Beyond CKAN: a dataset the caller may not read is answered like an unknown one.
+    const { pkg, rating } = await checkRating(input, async (ref) => {
+      const p = await findPackageRef(ctx, ref)
+      return p && (await canReadPackage(ctx, p)) ? p : undefined
+    })
+    await setRating(ctx, pkg.id, user.id, rating)
+    return ratingSummary(ctx, pkg.id)
+  },
+})
