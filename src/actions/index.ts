@@ -14,6 +14,7 @@ import { actions as relationship } from './relationship'
 import { actions as resource } from './resource'
 import { actions as site } from './site'
 import { actions as tag } from './tag'
+import { actions as taskStatus } from './task_status'
 import { actions as user } from './user'
 import { actions as vocabulary } from './vocabulary'
 
@@ -43,5 +44,5 @@ function build(lists: AnyAction[][]): Map<string, AnyAction> {
 export const registry = build([
   site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore,
   follow, activity, dashboard,
-  relationship, rating,
+  relationship, rating, taskStatus,
 ])

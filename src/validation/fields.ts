@@ -34,6 +34,13 @@ export function field<T>(check: (v: unknown) => T | FieldFail) {
 export const isMissing = (v: unknown) =>
   v === undefined || v === null || (typeof v === 'string' && v.trim() === '')
 
+/** ckan not_empty: absent, null, '' and empty lists or dicts are missing; 0 and false are not. */
+export const isEmptyValue = (v: unknown) =>
+  v === undefined ||
+  v === null ||
+  v === '' ||
+  (typeof v === 'object' && Object.keys(v as object).length === 0)
+
 const asString = (v: unknown): string | FieldFail =>
   typeof v === 'string'
     ? v
