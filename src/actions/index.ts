@@ -15,6 +15,7 @@ import { actions as resource } from './resource'
 import { actions as site } from './site'
 import { actions as tag } from './tag'
 import { actions as taskStatus } from './task_status'
+import { actions as termTranslation } from './term_translation'
 import { actions as user } from './user'
 import { actions as vocabulary } from './vocabulary'
 
@@ -44,5 +45,5 @@ function build(lists: AnyAction[][]): Map<string, AnyAction> {
 export const registry = build([
   site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore,
   follow, activity, dashboard,
-  relationship, rating, taskStatus,
+  relationship, rating, taskStatus, termTranslation,
 ])
