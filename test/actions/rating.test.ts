@@ -20,7 +20,11 @@ beforeAll(async () => {
   member = await t.make.user()
   outsider = await t.make.user()
   org = await t.make.organization(admin)
-  await t.ok('organization_member_create', { id: org.id, username: member.name, role: 'member' }, admin)
+  await t.ok(
+    'organization_member_create',
+    { id: org.id, username: member.name, role: 'member' },
+    admin,
+  )
 })
 
 function expectMessage(r: CallResult, message: string) {

@@ -31,7 +31,10 @@ function expectInvalid(r: CallResult, errors: Record<string, unknown>) {
 
 function expectDenied(r: CallResult, message: string) {
   expect(r.status).toBe(403)
-  expect(r.body.error).toEqual({ __type: 'Authorization Error', message: `Access denied: ${message}` })
+  expect(r.body.error).toEqual({
+    __type: 'Authorization Error',
+    message: `Access denied: ${message}`,
+  })
 }
 
 function expectNotFound(r: CallResult, message: string) {
@@ -77,7 +80,11 @@ describe('task_status_update', () => {
   it('updates the task status with the same entity_id, task_type and key', async () => {
     const params = task({ value: '3', state: 'done', error: 'none' })
     const first = await t.ok('task_status_update', params, sys)
-    const second = await t.ok('task_status_update', { ...params, value: '4', state: undefined }, sys)
+    const second = await t.ok(
+      'task_status_update',
+      { ...params, value: '4', state: undefined },
+      sys,
+    )
     expect(second).toEqual({ ...first, value: '4' })
     // ckan: left out or null, a value keeps what is stored
     const third = await t.ok('task_status_update', { ...params, value: null, error: 'oops' }, sys)
@@ -111,7 +118,11 @@ describe('task_status_update', () => {
       { ...task({ entity_id: 42 }), last_updated: '2013-01-02T03:04:05.123456' },
       sys,
     )
-    expect(again).toMatchObject({ id: r.id, value: '5', last_updated: '2013-01-02T03:04:05.123456' })
+    expect(again).toMatchObject({
+      id: r.id,
+      value: '5',
+      last_updated: '2013-01-02T03:04:05.123456',
+    })
   })
 
   it('reports missing key fields and a bad last_updated', async () => {
@@ -180,7 +191,11 @@ describe('task_status_update_many', () => {
 
   it('lets a later item update what an earlier one created', async () => {
     const a = task({ value: '1', state: 's' })
-    const { results } = await t.ok('task_status_update_many', { data: [a, { ...a, value: '2' }] }, sys)
+    const { results } = await t.ok(
+      'task_status_update_many',
+      { data: [a, { ...a, value: '2' }] },
+      sys,
+    )
     expect(results[1]).toEqual({ ...results[0], value: '2' })
     expect(await rowsOf(a.entity_id)).toMatchObject([{ id: results[0].id, value: '2', state: 's' }])
   })
@@ -247,8 +262,14 @@ describe('task_status_show', () => {
     const made = await t.ok('task_status_update', task(), sys)
     expectNotFound(await t.call('task_status_show', { id: 'nope' }), 'Not found')
     const { entity_id, task_type } = made
-    expectNotFound(await t.call('task_status_show', { entity_id, task_type, key: 'x' }), 'Not found')
-    expectNotFound(await t.call('task_status_show', { entity_id, task_type, key: null }), 'Not found')
+    expectNotFound(
+      await t.call('task_status_show', { entity_id, task_type, key: 'x' }),
+      'Not found',
+    )
+    expectNotFound(
+      await t.call('task_status_show', { entity_id, task_type, key: null }),
+      'Not found',
+    )
   })
 
   it('asks for the keys one at a time when there is no id', async () => {
