@@ -222,7 +222,8 @@ export async function checkUserInput(
 
   const password = input.password
   const minLength = ctx.config.int('service.auth.password_min_length')
-  if (!absent(password) && typeof password !== 'string')
+  // ckan: user_password_validator lets only an absent key through, so null is not a string either
+  if (password !== undefined && typeof password !== 'string')
     add('password', 'Passwords must be strings')
   else if (typeof password === 'string' && password !== '' && password.length < minLength)
     add('password', `Your password must be ${minLength} characters or longer`)

@@ -566,6 +566,35 @@ describe('user_update', () => {
     expect(rows[0]!.user_id).toBe(u.id)
   })
 
+  it('refuses a null password instead of ignoring it, and keeps the old one', async () => {
+    const u = await newUser()
+    for (const as of [u, admin]) {
+      const r = await t.call('user_update', { id: u.id, email: u.email, password: null }, as)
+      expect(r.status).toBe(409)
+      expect(r.body.error).toEqual({
+        __type: 'Validation Error',
+        password: ['Passwords must be strings'],
+      })
+    }
+    expect(await verifyPassword('password123', (await userRow(u.id)).password_hash!)).toBe(true)
+    // user_patch sends what it is given the same way
+    const p = await t.call('user_patch', { id: u.id, password: null }, u)
+    expect(p.body.error).toEqual({
+      __type: 'Validation Error',
+      password: ['Passwords must be strings'],
+    })
+    // an empty password still means "unchanged", as in CKAN
+    await t.ok('user_update', { id: u.id, email: u.email, password: '' }, u)
+    expect(await verifyPassword('password123', (await userRow(u.id)).password_hash!)).toBe(true)
+    // user_create: not a string, and no password at all
+    const name = uniq('nullpw')
+    const c = await t.call('user_create', { name, email: `${name}@e.org`, password: null }, admin)
+    expect(c.body.error).toEqual({
+      __type: 'Validation Error',
+      password: ['Passwords must be strings', 'Missing value'],
+    })
+  })
+
   it('requires email and refuses a new name or a taken e-mail address', async () => {
     const u = await newUser()
     const other = await newUser()
