@@ -289,6 +289,14 @@ function rewriteCall(name: string, g: Group): Node[] | undefined {
   return renamed ? [word(renamed), g] : undefined
 }
 
+/** `name (…) AS (` or `… AS [NOT] MATERIALIZED`: the name before items[groupAt] is a CTE's. */
+function namesCte(items: Node[], groupAt: number): boolean {
+  const next = (j: number) => (items[j]?.k === 'ws' ? j + 1 : j)
+  const as = next(groupAt + 1)
+  const after = items[next(as + 1)]
+  return isWord(items[as], 'as') && (isGroup(after) || isWord(after, 'not', 'materialized'))
+}
+
 function rewriteCalls(items: Node[]): Node[] {
   const out: Node[] = []
   for (let i = 0; i < items.length; i++) {
@@ -296,8 +304,12 @@ function rewriteCalls(items: Node[]): Node[] {
     const at = items[i + 1]?.k === 'ws' ? i + 2 : i + 1
     const g = items[at]
     const before = out[out.length - 1]?.k === 'ws' ? out[out.length - 2] : out[out.length - 1]
+    // A quoted name is rewritten too: the guard let it through only if it is an allowed
+    // function's name exactly, as PostgreSQL would find it ("greatest"(…) works there).
     const replaced =
-      n.k === 'ident' && isGroup(g) && !isWord(before, 'as') ? rewriteCall(n.v, g) : undefined
+      isName(n) && isGroup(g) && !isWord(before, 'as') && !namesCte(items, at)
+        ? rewriteCall(n.v, g)
+        : undefined
     if (replaced) {
       out.push(...replaced)
       i = at

@@ -419,6 +419,26 @@ describe('datastore_search_sql: refusals and errors', () => {
     expect(await refusal(nested)).toEqual([403, denied(msg)])
   })
 
+  it('matches a quoted function name exactly, case included, as PostgreSQL does', async () => {
+    for (const fn of ['Upper', 'UPPER', 'Count', 'String_agg']) {
+      const sql = `SELECT "${fn}"(book) FROM "${books}"`
+      const msg = `{'permissions': ['Not authorized to call function ${fn}']}`
+      expect(await refusal(sql), fn).toEqual([403, denied(msg)])
+    }
+    const upper = [{ b: 'ANNAKARENINA' }, { b: 'WARANDPEACE' }, { b: 'EMMA' }]
+    for (const fn of ['"upper"', 'UPPER', 'Upper', 'upper']) {
+      const sql = `SELECT ${fn}(book) AS b FROM "${books}" ORDER BY n`
+      expect((await result(sql)).records, fn).toEqual(upper)
+    }
+    // a quoted name PostgreSQL knows works like the unquoted one, rewritten for SQLite where needed
+    const sql = `SELECT "greatest"(n, 2) AS g, "count"(*) AS c FROM "${books}" GROUP BY n`
+    expect((await result(sql)).records).toEqual([
+      { g: 2, c: 1 },
+      { g: 2, c: 1 },
+      { g: 3, c: 1 },
+    ])
+  })
+
   it('refuses SQLite, internal and full-text tables as system tables', async () => {
     const system = denied("{'permissions': ['Not authorized to access system tables']}")
     const names = [

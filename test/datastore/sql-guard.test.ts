@@ -171,6 +171,16 @@ describe('guardSql: PostgreSQL spellings', () => {
       "SELECT 'it''s\nA' AS a, 'a''b' AS b, ' $$ ; ' AS c",
     ],
     ['SELECT [x] AS a, `y` AS b FROM [t]', 'SELECT "x" AS a, "y" AS b FROM "t"'],
+    // a quoted name that is exactly an allowed function's is rewritten like the unquoted one
+    [
+      'SELECT "string_agg"(a, \',\') AS s, "greatest"(a, b) AS g, "date_trunc"(\'day\', ts) AS d',
+      "SELECT group_concat(a, ',') AS s, max(a, b) AS g, strftime('%Y-%m-%dT00:00:00', ts) AS d",
+    ],
+    // a CTE that happens to be named like a rewritten function keeps its name
+    [
+      'WITH greatest(a) AS (SELECT 1), "least"(b) AS NOT MATERIALIZED (SELECT 2) SELECT 1 AS x',
+      'WITH greatest(a) AS (SELECT 1), "least"(b) AS NOT MATERIALIZED (SELECT 2) SELECT 1 AS x',
+    ],
     ["SELECT 1 AS a WHERE TRUE OR x->>'a'", "SELECT 1 AS a WHERE TRUE OR x->>'a'"],
   ]
   it.each(rewritten)('rewrites %s', (sql, expected) => {
@@ -379,6 +389,9 @@ describe('guardSql: refusals', () => {
     ["SELECT [load_extension]('x')", call('load_extension')],
     ["SELECT load_extension /* */ ('x')", call('load_extension')],
     ['SELECT "COUNT"(*) FROM t', call('COUNT')],
+    // PostgreSQL finds a quoted function name only with its exact case
+    ['SELECT "Upper"(x) FROM t', call('Upper')],
+    ['SELECT "String_Agg"(x, \',\') FROM t', call('String_Agg')],
     ["SELECT readfile('/etc/passwd')", call('readfile')],
     ["SELECT writefile('x', 'y')", call('writefile')],
     ['SELECT randomblob(1000000000)', call('randomblob')],
