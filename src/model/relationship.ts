@@ -7,7 +7,8 @@ import { NotFound, ValidationError } from '../errors'
 import { pyRepr } from '../lib/py-repr'
 import { MISSING } from '../validation/fields'
 import { changeRow } from './changes'
-import { loadPackage, type PackageRow } from './package'
+import type { PackageRow } from './package'
+import { findPackageRef } from './package-ref'
 import type { RelationshipRow } from './package-dict'
 import { asText, RELATIONSHIP_TYPES } from './package-validate'
 import type { Stmt } from './write-batcher'
@@ -40,19 +41,6 @@ export interface RelationshipRequest {
 }
 
 const absent = (v: unknown) => v === undefined || v === null
-
-/** A dataset named by a raw reference (id or name, any state; memoised), or undefined. */
-export async function findPackageRef(
-  ctx: ActionContext,
-  ref: unknown,
-): Promise<PackageRow | undefined> {
-  // ckan: Package.get() finds nothing for a false value
-  if (!ref || typeof ref === 'object') return undefined
-  return loadPackage(ctx, ref).catch((e) => {
-    if (e instanceof NotFound) return undefined
-    throw e
-  })
-}
 
 /**
  * The checks package_relationship_create/update/delete make before authorization, in CKAN's

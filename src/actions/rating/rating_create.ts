@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { canReadPackage } from '../../auth/package'
 import { NotAuthorized } from '../../errors'
-import { findPackageRef } from '../../model/relationship'
+import { findPackageRef } from '../../model/package-ref'
 import { checkRating, ratingSummary, setRating } from '../../model/rating'
 
 export const ratingCreate = defineAction({

@@ -7,12 +7,8 @@ import { requireCanListRelationships } from '../../auth/relationship'
 import { NotFound, ValidationError } from '../../errors'
 import { pyStr } from '../../lib/py-repr'
 import { asText } from '../../model/package-validate'
-import {
-  findPackageRef,
-  findRelationships,
-  relatedPackages,
-  relationshipToDict,
-} from '../../model/relationship'
+import { findPackageRef } from '../../model/package-ref'
+import { findRelationships, relatedPackages, relationshipToDict } from '../../model/relationship'
 import { MISSING } from '../../validation/fields'
 
 /** The dataset `id` and, when `id2` is given, the second one; CKAN's 404s. */
