@@ -5,7 +5,7 @@ import type { ActionContext } from '../context'
 import type { PackageAuthInfo } from '../auth/package'
 import { NotFound, ValidationError } from '../errors'
 import { pyRepr } from '../lib/py-repr'
-import { MISSING } from '../validation/fields'
+import { isEmptyValue, MISSING } from '../validation/fields'
 import { changeRow } from './changes'
 import type { PackageRow } from './package'
 import { findPackageRef } from './package-ref'
@@ -65,7 +65,8 @@ export async function checkRelationshipRequest(
     if (type === '') errors.type = [MISSING]
     else if (!ALL_TYPES.includes(type)) errors.type = [TYPE_MESSAGE]
     // ckan: the create schema wants no id (the `empty` validator)
-    if (input.id !== undefined && input.id !== null && input.id !== '' && input.id !== false)
+    const id = input.id
+    if (!isEmptyValue(id) && id !== false && id !== 0)
       errors.id = ['The input field id was not expected.']
     if (Object.keys(errors).length) throw new ValidationError(errors)
   }

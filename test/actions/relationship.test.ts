@@ -290,11 +290,17 @@ describe('package_relationship_create', () => {
         id: ['The input field id was not expected.'],
       },
     )
+    // ckan's `empty` validator: a false id is no id
+    for (const id of ['', null, 0, false])
+      expect(
+        (await t.call('package_relationship_create', { ...params, type: 'links_to', id }, sys))
+          .status,
+      ).toBe(200)
     // a bad type is reported before the caller is refused, as CKAN does
     expectInvalid(await t.call('package_relationship_create', { ...params, type: 'bad' }), {
       type: [TYPE_MESSAGE],
     })
-    expect(await relRows(a.id, b.id)).toEqual([])
+    expect(await relRows(a.id, b.id)).toHaveLength(1)
   })
 
   it('needs edit rights on both datasets', async () => {
