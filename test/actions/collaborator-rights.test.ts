@@ -4,6 +4,7 @@ import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config/load'
 import { buildDeps, warmUp } from '../../src/runtime/deps'
 import { openCatalogDb } from '../../src/runtime/node-db'
+import { eq } from 'drizzle-orm'
 import { packageMembers } from '../../src/db/schema'
 import { setup, TEST_PROFILE, type Caller, type TestEnv } from '../helpers/setup'
 
@@ -205,6 +206,10 @@ describe('collaborators on a private dataset', () => {
     await s.t.ok('user_delete', { id: gone.id }, s.sys)
     const left = await s.t.ok('package_collaborator_list', { id: e.id }, s.admin)
     expect(left.map((c: any) => c.user_id)).toEqual([s.reader.id, s.writer.id])
+    await s.t.ok('dataset_purge', { id: e.id }, s.sys)
+    const mine = await s.t.ok('package_collaborator_list_for_user', { id: s.writer.id }, s.writer)
+    expect(mine.map((c: any) => c.package_id)).not.toContain(e.id)
+    expect(await s.t.db.select().from(packageMembers).where(eq(packageMembers.package_id, e.id))).toEqual([])
   })
 
   it('keeps collaborators from moving the dataset to another organization', async () => {
