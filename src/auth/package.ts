@@ -10,6 +10,7 @@ import { asText } from '../model/package-validate'
 import { findGroupId } from '../model/package-bulk'
 import { capacityIn, hasPermission, orgsWithPermission, type Permission } from './permissions'
 import { requireLoggedIn } from './caller'
+import { canEditAsCollaborator, collaboratorCapacity } from './collaborator'
 
 export interface PackageAuthInfo {
   id: string
@@ -21,14 +22,17 @@ export interface PackageAuthInfo {
 
 /**
  * Active public datasets: everyone. Private, draft or deleted ones: sysadmins, members (any role)
- * of the owning organization, or the creator of an unowned dataset.
+ * of the owning organization, the creator of an unowned dataset, or its collaborators (any
+ * capacity, while the feature is on).
  */
 export async function canReadPackage(ctx: ActionContext, pkg: PackageAuthInfo): Promise<boolean> {
   if (pkg.state === 'active' && !pkg.private) return true
   if (!ctx.user) return false
   if (ctx.user.sysadmin) return true
-  if (pkg.owner_org) return (await capacityIn(ctx, pkg.owner_org)) !== undefined
-  return pkg.creator_user_id === ctx.user.id
+  if (pkg.owner_org) {
+    if ((await capacityIn(ctx, pkg.owner_org)) !== undefined) return true
+  } else if (pkg.creator_user_id === ctx.user.id) return true
+  return (await collaboratorCapacity(ctx, pkg.id)) !== undefined
 }
 
 export async function requireCanReadPackage(ctx: ActionContext, pkg: PackageAuthInfo) {
@@ -39,14 +43,26 @@ export async function requireCanReadPackage(ctx: ActionContext, pkg: PackageAuth
 /**
  * ckan package_update auth: owned datasets need update_dataset in the organization; unowned ones
  * any logged-in user when both unowned options are on (anonymous with anon_create_dataset too),
- * else create_dataset in some organization.
+ * else create_dataset in some organization. Where that refuses, an editor or admin collaborator
+ * of the dataset (`pkg.id`) may still update or delete it.
  */
 export async function canEditPackage(
   ctx: ActionContext,
-  pkg: Pick<PackageAuthInfo, 'owner_org'>,
+  pkg: Pick<PackageAuthInfo, 'owner_org'> & { id?: string },
   perm: Permission = 'update_dataset',
 ): Promise<boolean> {
   if (ctx.user?.sysadmin) return true
+  if (await orgRulesAllowEdit(ctx, pkg, perm)) return true
+  // ckan: package_delete's auth is package_update's, so collaborators who edit may delete
+  const collaborates = perm === 'update_dataset' || perm === 'delete_dataset'
+  return collaborates && !!pkg.id && canEditAsCollaborator(ctx, pkg.id)
+}
+
+async function orgRulesAllowEdit(
+  ctx: ActionContext,
+  pkg: Pick<PackageAuthInfo, 'owner_org'>,
+  perm: Permission,
+): Promise<boolean> {
   if (pkg.owner_org) return hasPermission(ctx, pkg.owner_org, perm)
   const c = ctx.config
   const unowned =

@@ -2,6 +2,7 @@
 import type { ActionContext, UserRow } from '../context'
 import type { RawStatement } from '../db/executor'
 import { roleHas, userCapacities } from '../auth/permissions'
+import { collaborationIds } from '../auth/collaborator'
 import { storedActivity, type StoredActivity } from './activity'
 import { siteUserName } from './user'
 
@@ -41,6 +42,8 @@ export interface Viewer {
   sysadmin: boolean
   /** Organizations whose private datasets the viewer may read (any role, cascade applied). */
   orgs: string[]
+  /** Datasets the viewer may read as a collaborator (empty while the feature is off). */
+  datasets: string[]
 }
 
 /** The viewer for a user (null: anonymous); capacities are cached per process. */
@@ -48,11 +51,11 @@ export async function viewerFor(
   ctx: ActionContext,
   user: Pick<UserRow, 'id' | 'sysadmin'> | null,
 ): Promise<Viewer> {
-  if (!user) return { userId: null, sysadmin: false, orgs: [] }
-  if (user.sysadmin) return { userId: user.id, sysadmin: true, orgs: [] }
+  if (!user) return { userId: null, sysadmin: false, orgs: [], datasets: [] }
+  if (user.sysadmin) return { userId: user.id, sysadmin: true, orgs: [], datasets: [] }
   const caps = await userCapacities(ctx, user.id)
   const orgs = [...caps].filter(([, c]) => roleHas(c, 'read')).map(([g]) => g)
-  return { userId: user.id, sysadmin: false, orgs }
+  return { userId: user.id, sysadmin: false, orgs, datasets: await collaborationIds(ctx, user) }
 }
 
 /**
@@ -66,14 +69,19 @@ export function hiddenUsers(ctx: ActionContext): string[] {
 
 /**
  * True unless `id` is a dataset that is private now and that the viewer may not read: sysadmins
- * read all, members of its organization read it, and the creator reads an unowned one.
+ * read all, members of its organization read it, the creator reads an unowned one, and its
+ * collaborators read it.
  */
 export function readableObject(v: Viewer, id: Sql): Sql {
   if (v.sysadmin) return sql`1`
+  // Most viewers collaborate on nothing: their query stays as it was.
+  const notCollaborated = v.datasets.length
+    ? sql` AND rp.id NOT IN (SELECT value FROM json_each(${JSON.stringify(v.datasets)}))`
+    : sql``
   return sql`NOT EXISTS (
     SELECT 1 FROM package rp WHERE rp.id = ${id} AND rp.private = 1 AND CASE
       WHEN rp.owner_org IS NULL THEN coalesce(rp.creator_user_id = ${v.userId}, 0) = 0
-      ELSE rp.owner_org NOT IN (SELECT value FROM json_each(${JSON.stringify(v.orgs)})) END)`
+      ELSE rp.owner_org NOT IN (SELECT value FROM json_each(${JSON.stringify(v.orgs)})) END${notCollaborated})`
 }
 
 /**

@@ -59,6 +59,10 @@ export interface Caches {
    * read in: an entry of an older generation is stale (see datastore/access.ts findResourceToRead).
    */
   readonly resources: BoundedCache<{ generation: number; row: ResourceRow }>
+  /** user id → (dataset id → collaborator capacity); see model/collaborator.ts. */
+  readonly collaborations: BoundedCache<Map<string, string>>
+  /** Bumped by every collaborator change: a read that raced one is not cached. */
+  collaborationGeneration: number
   /** Bumped whenever cached dataset dicts may have gone stale (see packageDicts). */
   packageGeneration: number
   apply(changes: Change[]): void
@@ -74,12 +78,15 @@ export class LruCaches implements Caches {
   /** user id → (organization/group id → capacity), hierarchy cascade applied. */
   readonly capacities = new Lru<Map<string, string>>(5000)
   readonly resources = new Lru<{ generation: number; row: ResourceRow }>(20000)
+  readonly collaborations = new Lru<Map<string, string>>(5000)
+  collaborationGeneration = 0
 
   /** Bumped whenever cached dataset dicts may have gone stale (see packageDicts). */
   packageGeneration = 0
 
   apply(changes: Change[]) {
-    const keyOnly = ['user', 'config', 'api_token'] // changes that never touch dataset dicts
+    // changes that never touch dataset dicts
+    const keyOnly = ['user', 'config', 'api_token', 'package_member']
     if (changes.some((c) => !keyOnly.includes(c.entity_type))) this.packageGeneration++
     for (const c of changes) {
       switch (c.entity_type) {
@@ -98,6 +105,11 @@ export class LruCaches implements Caches {
         case 'user':
           this.usersByKey.clear()
           this.capacities.clear()
+          break
+        case 'package_member':
+          // A user's collaborations changed (entity_id: the user).
+          this.collaborations.delete(c.entity_id)
+          this.collaborationGeneration++
           break
         case 'api_token':
           // A revoked token must stop working, and a new one may be cached as unknown.

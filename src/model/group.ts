@@ -5,6 +5,7 @@ import type { ActionContext } from '../context'
 import { NotFound, ValidationError } from '../errors'
 import { MISSING } from '../validation/fields'
 import { roleHas, userCapacities } from '../auth/permissions'
+import { collaborationIds } from '../auth/collaborator'
 import { displayName, imageDisplayUrl } from './group-display'
 import { followerCount } from './follower'
 import { packageDicts } from './package'
@@ -72,14 +73,18 @@ async function readableOrgs(ctx: ActionContext): Promise<Set<string> | null> {
 
 /**
  * ckan: the datasets a group shows are its active public ones; an organization shows the
- * active datasets it owns, private ones included for its members and sysadmins.
+ * active datasets it owns, private ones included for its members, their collaborators and
+ * sysadmins.
  */
 async function ownedDatasetsCond(ctx: ActionContext, orgIds: string[]) {
   const readable = await readableOrgs(ctx)
   const privateOk = readable === null ? orgIds : orgIds.filter((id) => readable.has(id))
-  const visible = privateOk.length
-    ? or(eq(packages.private, false), inArray(packages.owner_org, privateOk))
-    : eq(packages.private, false)
+  const collaborations = readable === null ? [] : await collaborationIds(ctx)
+  const visible = or(
+    eq(packages.private, false),
+    privateOk.length ? inArray(packages.owner_org, privateOk) : undefined,
+    collaborations.length ? inArray(packages.id, collaborations) : undefined,
+  )
   return and(inArray(packages.owner_org, orgIds), eq(packages.state, 'active'), visible)
 }
 

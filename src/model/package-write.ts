@@ -5,6 +5,7 @@ import { activities, changeLog, packageExtras, packages } from '../db/schema'
 import type { ActionContext } from '../context'
 import { ValidationError, type ErrorDict } from '../errors'
 import { canAddDatasetToOrg } from '../auth/package'
+import { collaboratorMayNotMove } from '../auth/collaborator'
 import { packageActivityRow } from './activity'
 import { immutableJson } from '../lib/json'
 import { changeRow, type Change } from './changes'
@@ -41,18 +42,22 @@ export async function createPackage(
   return write(ctx, input, look, state, null)
 }
 
-/** Replaces a dataset with a raw data dict (auth already checked); returns its new dict. */
+/**
+ * Replaces a dataset with a raw data dict (auth already checked); returns its new dict.
+ * `guard`: a statement that runs first in the batch and fails it (package-version.ts).
+ */
 export async function updatePackage(
   ctx: ActionContext,
   raw: Record<string, unknown>,
   target: PackageRow,
   current: PackageDict,
+  opts: { guard?: Stmt } = {},
 ): Promise<PackageDict> {
   const { input, errors } = checkPackage(raw, 'update', true)
   const look = await lookup(ctx, input, target)
   const state = await resolve(ctx, input, look, errors, target)
   if (Object.keys(errors).length) throw new ValidationError(errors)
-  return write(ctx, input, look, state, { row: target, dict: current })
+  return write(ctx, input, look, state, { row: target, dict: current }, opts.guard)
 }
 
 interface Resolved {
@@ -91,6 +96,9 @@ async function resolve(
     if (target && (ref === undefined || ref === null)) out.org = undefined
     else if (!unowned) addError(errors, 'owner_org', 'An organization must be provided')
     else out.org = null
+  } else if (target && (await collaboratorMayNotMove(ctx, target))) {
+    // ckan: compared with the value as given, so even the current organization's name counts
+    addError(errors, 'owner_org', 'You cannot move this dataset to another organization')
   } else {
     const org = look.groups.get(ref)
     if (!org || !org.is_organization) addError(errors, 'owner_org', 'Organization does not exist')
@@ -169,6 +177,7 @@ async function write(
   look: Lookups,
   r: Resolved,
   cur: Current | null,
+  guard?: Stmt,
 ): Promise<PackageDict> {
   const db = ctx.db
   const now = ctx.now()
@@ -200,7 +209,7 @@ async function write(
     if (!rel.object_package_id) rel.object_package_id = id
   }
 
-  const stmts: Stmt[] = []
+  const stmts: Stmt[] = guard ? [guard] : []
   const changed: string[] = [id]
   if (r.renameDeleted) {
     // ckan: a deleted dataset gives up its name to a new one and takes its own id as name

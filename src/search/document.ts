@@ -13,7 +13,10 @@ export interface IndexDoc {
   text: Record<TextField, string[]>
   exact: Record<string, string[]>
   numbers: Record<string, number>
-  /** Permission labels (search.md §2): `public`, `member-<org id>`, `creator-<user id>`. */
+  /**
+   * Permission labels (search.md §2): `public`, `member-<org id>`, `creator-<user id>`,
+   * `collaborator-<dataset id>`.
+   */
   labels: string[]
 }
 
@@ -232,12 +235,13 @@ export function indexDocument(d: Dict, opts: DocumentOptions): IndexDoc {
   }
 
   const state = str(d.state) || 'active'
+  // Collaborators of a dataset carry its collaborator-<id> label (when the feature is on).
   const labels =
     state === 'active' && d.private !== true
       ? ['public']
       : d.owner_org
-        ? [`member-${str(d.owner_org)}`]
-        : [`creator-${str(d.creator_user_id)}`]
+        ? [`member-${str(d.owner_org)}`, `collaborator-${id}`]
+        : [`creator-${str(d.creator_user_id)}`, `collaborator-${id}`]
   return { id, text, exact, numbers, labels }
 }
 

@@ -2,7 +2,8 @@
 import type { IndexSnapshot } from './minisearch'
 
 const MAGIC = 0x53494458 // "SIDX"
-const FORMAT = 1
+// 2: private datasets carry a collaborator-<id> label; older snapshots are rebuilt
+const FORMAT = 2
 
 type Ref = { $a: number }
 interface Header {

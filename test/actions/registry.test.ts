@@ -89,6 +89,8 @@ const SEED_READ_ACTIONS = [
   'datastore_info',
   // beyond the seeds: CKAN 2.9 lets every get.py action be called with GET
   'api_token_list',
+  'package_collaborator_list',
+  'package_collaborator_list_for_user',
 ]
 
 describe('registry', () => {

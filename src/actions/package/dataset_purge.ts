@@ -17,6 +17,7 @@ import {
   resources,
 } from '../../db/schema'
 import { changeRow } from '../../model/changes'
+import { dropDatasetCollaborators } from '../../model/collaborator'
 import { forgetPackages, loadPackage } from '../../model/package'
 
 const NOT_FOUND = 'Dataset was not found'
@@ -81,6 +82,7 @@ undone. Only sysadmins may purge datasets.
         .delete(followers)
         .where(and(eq(followers.object_id, pkg.id), eq(followers.object_type, 'dataset'))),
       db.delete(ratings).where(eq(ratings.package_id, pkg.id)),
+      ...dropDatasetCollaborators(ctx, pkg.id),
       db.delete(packages).where(eq(packages.id, pkg.id)),
       db
         .insert(changeLog)
@@ -90,6 +92,7 @@ undone. Only sysadmins may purge datasets.
         ]),
     ])
     forgetPackages(ctx)
+    await ctx.changes.catchUp() // this process's cached collaborations too
     return null
   },
 })

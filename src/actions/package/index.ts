@@ -31,8 +31,21 @@ actions.push(
 import { packageCreate } from './package_create'
 import { packageUpdate } from './package_update'
 import { packagePatch } from './package_patch'
-actions.push(packageCreate, packageUpdate, packagePatch)
+import { packageRevise } from './package_revise'
+actions.push(packageCreate, packageUpdate, packagePatch, packageRevise)
 
 // Lookups answered from SQL rather than the search index.
 import { packageAutocomplete } from './package_autocomplete'
 actions.push(packageAutocomplete)
+
+// Dataset collaborators (behind service.auth.allow_dataset_collaborators).
+import { packageCollaboratorCreate } from './package_collaborator_create'
+import { packageCollaboratorDelete } from './package_collaborator_delete'
+import { packageCollaboratorList } from './package_collaborator_list'
+import { packageCollaboratorListForUser } from './package_collaborator_list_for_user'
+actions.push(
+  packageCollaboratorCreate,
+  packageCollaboratorDelete,
+  packageCollaboratorList,
+  packageCollaboratorListForUser,
+)

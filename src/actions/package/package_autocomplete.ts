@@ -4,20 +4,26 @@ import { and, asc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
 import { defineAction } from '../action'
 import { packages } from '../../db/schema'
 import { groupsWithPermission } from '../../auth/permissions'
+import { collaborationIds } from '../../auth/collaborator'
 import { autocompleteQuery } from '../../model/autocomplete'
 import { containsCi } from '../../model/text-match'
 import { naturalNumber } from '../../validation/fields'
 import type { ActionContext } from '../../context'
 
-/** ckan permission labels: public datasets, plus private ones of orgs the caller may read. */
+/**
+ * ckan permission labels: public datasets, plus private ones of orgs the caller may read, the
+ * caller's own unowned ones and those the caller collaborates on.
+ */
 async function visibility(ctx: ActionContext): Promise<SQL | undefined> {
   if (!ctx.user) return eq(packages.private, false)
   if (ctx.user.sysadmin) return undefined
   const orgs = await groupsWithPermission(ctx, 'read')
+  const collaborations = await collaborationIds(ctx)
   return or(
     eq(packages.private, false),
     orgs.length ? inArray(packages.owner_org, orgs) : undefined,
     and(isNull(packages.owner_org), eq(packages.creator_user_id, ctx.user.id)),
+    collaborations.length ? inArray(packages.id, collaborations) : undefined,
   )
 }
 

@@ -7,6 +7,7 @@ import { idOrName } from '../../validation/fields'
 import { activities, changeLog, groups, members, packages } from '../../db/schema'
 import { activityRow } from '../../model/activity'
 import { changeRow } from '../../model/changes'
+import { dropDatasetCollaborators } from '../../model/collaborator'
 import { forgetPackages, loadPackage, packageDict } from '../../model/package'
 import { requireCanDeletePackage } from '../../auth/package'
 
@@ -54,6 +55,8 @@ dataset_purge removes it for good. You must be allowed to edit the dataset.
           ),
         ),
       ctx.db.insert(changeLog).values(changeRow('package', pkg.id)),
+      // ckan: and so do its collaborators
+      ...dropDatasetCollaborators(ctx, pkg.id),
     ]
     // ckan: private datasets record no activity, and "deleted package" is recorded only once
     const activity =
@@ -65,6 +68,7 @@ dataset_purge removes it for good. You must be allowed to edit the dataset.
     if (activity) steps.push(ctx.db.insert(activities).values(activity))
     await ctx.db.batch(steps as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])
     forgetPackages(ctx)
+    await ctx.changes.catchUp() // this process's cached collaborations too
     return null // ckan: package_delete returns nothing
   },
 })

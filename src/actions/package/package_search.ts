@@ -4,6 +4,7 @@ import { defineAction } from '../action'
 import { SearchError, SearchQueryError } from '../../errors'
 import { ckanBool, naturalNumber, optString, stringList } from '../../validation/fields'
 import { groupsWithPermission } from '../../auth/permissions'
+import { collaborationIds } from '../../auth/collaborator'
 import { packageDicts } from '../../model/package'
 import { flDict, flFields, searchFacets } from '../../model/search-result'
 import { pyRepr } from '../../lib/py-repr'
@@ -169,5 +170,11 @@ async function permissionLabels(ctx: ActionContext): Promise<string[] | null> {
   if (!ctx.user) return ['public']
   if (ctx.user.sysadmin) return null
   const orgs = await groupsWithPermission(ctx, 'read')
-  return ['public', `creator-${ctx.user.id}`, ...orgs.map((o) => `member-${o}`)]
+  const collaborations = await collaborationIds(ctx)
+  return [
+    'public',
+    `creator-${ctx.user.id}`,
+    ...orgs.map((o) => `member-${o}`),
+    ...collaborations.map((d) => `collaborator-${d}`),
+  ]
 }

@@ -6,6 +6,7 @@ import { changeLog, members, users } from '../../db/schema'
 import { NotFound, ValidationError } from '../../errors'
 import { sysadminsOnly } from '../../auth/caller'
 import { changeRow } from '../../model/changes'
+import { dropUserCollaborations } from '../../model/collaborator'
 import { findUser, forgetUsers } from '../../model/user'
 import { MISSING } from '../../validation/fields'
 
@@ -45,6 +46,8 @@ organization. Only sysadmins may do this.
         .where(and(eq(members.table_id, user.id), eq(members.table_name, 'user'))),
       ctx.db.insert(changeLog).values(changeRow('user', user.id, 'delete')),
       ...groupIds.map((g) => ctx.db.insert(changeLog).values(changeRow('group', g))),
+      // ckan: the user stops being a collaborator on any dataset
+      ...dropUserCollaborations(ctx, user.id),
     ])
     forgetUsers(ctx)
     return null
