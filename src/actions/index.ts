@@ -10,6 +10,7 @@ import { actions as member } from './member'
 import { actions as organization } from './organization'
 import { actions as pkg } from './package'
 import { actions as resource } from './resource'
+import { actions as resourceView } from './resource_view'
 import { actions as site } from './site'
 import { actions as tag } from './tag'
 import { actions as user } from './user'
@@ -41,4 +42,5 @@ function build(lists: AnyAction[][]): Map<string, AnyAction> {
 export const registry = build([
   site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore,
   follow, activity, dashboard,
+  resourceView,
 ])
