@@ -8,6 +8,7 @@ import { canAddDatasetToOrg } from '../auth/package'
 import { packageActivityRow } from './activity'
 import { immutableJson } from '../lib/json'
 import { changeRow, type Change } from './changes'
+import { datasetDefaultViews } from './default-views'
 import { forgetPackages, type PackageDict, type PackageRow } from './package'
 import {
   assemblePackageDict,
@@ -38,21 +39,26 @@ export async function createPackage(
   const look = await lookup(ctx, input, null)
   const state = await resolve(ctx, input, look, errors, null)
   if (Object.keys(errors).length) throw new ValidationError(errors)
-  return write(ctx, input, look, state, null)
+  return write(ctx, input, look, state, null, true)
 }
 
-/** Replaces a dataset with a raw data dict (auth already checked); returns its new dict. */
+/**
+ * Replaces a dataset with a raw data dict (auth already checked); returns its new dict.
+ * `defaultViews: false` (package_patch): new resources get no default views.
+ */
 export async function updatePackage(
   ctx: ActionContext,
   raw: Record<string, unknown>,
   target: PackageRow,
   current: PackageDict,
+  opts: { defaultViews?: boolean } = {},
 ): Promise<PackageDict> {
   const { input, errors } = checkPackage(raw, 'update', true)
   const look = await lookup(ctx, input, target)
   const state = await resolve(ctx, input, look, errors, target)
   if (Object.keys(errors).length) throw new ValidationError(errors)
-  return write(ctx, input, look, state, { row: target, dict: current })
+  const cur = { row: target, dict: current }
+  return write(ctx, input, look, state, cur, opts.defaultViews ?? true)
 }
 
 interface Resolved {
@@ -169,6 +175,7 @@ async function write(
   look: Lookups,
   r: Resolved,
   cur: Current | null,
+  defaultViews: boolean,
 ): Promise<PackageDict> {
   const db = ctx.db
   const now = ctx.now()
@@ -272,6 +279,11 @@ async function write(
     relationshipsAsObject: rels.object,
   })
 
+  // ckan: new resources (and ones whose format changed) get the default views
+  if (defaultViews)
+    stmts.push(
+      ...datasetDefaultViews(ctx, dict.resources, cur?.dict.resources),
+    )
   for (const c of changed) stmts.push(rawInsert(changeLog, [changeRow('package', c)]))
   if (!row.private) {
     const type = !old
