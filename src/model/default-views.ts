@@ -1,6 +1,8 @@
 // Default views: the views a resource gets when it is created, changes format or gains a DataStore table.
 import type { ActionContext } from '../context'
 import type { RawStatement } from '../db/executor'
+import { rawInsert } from '../db/raw-insert'
+import { resourceViews } from '../db/schema'
 import {
   defaultConfig,
   defaultViewTypes,
@@ -65,7 +67,8 @@ export function datasetDefaultViews(
     for (const type of typesFor(types, viewableOf(res), env))
       planned.push({ resourceId: String(res.id), type })
   }
-  return insertDefaultViews(ctx, planned)
+  // A new dataset's resources have no views: a plain insert does, without the checks.
+  return before ? insertDefaultViews(ctx, planned) : insertNewViews(ctx, planned)
 }
 
 /**
@@ -94,6 +97,27 @@ export function resourceDefaultViews(
 }
 
 const CHUNK = 500
+
+/** The views of resources that have none yet, in planned order. */
+function insertNewViews(ctx: ActionContext, planned: PlannedView[]): RawStatement[] {
+  const order = new Map<string, number>()
+  const rows = planned.map(({ resourceId, type }) => {
+    const n = order.get(resourceId) ?? 0
+    order.set(resourceId, n + 1)
+    return {
+      id: ctx.newId(),
+      resource_id: resourceId,
+      title: type.defaultTitle,
+      description: '',
+      view_type: type.name,
+      order: n,
+      config: JSON.stringify(defaultConfig(type)),
+    }
+  })
+  const out: RawStatement[] = []
+  for (let i = 0; i < rows.length; i += CHUNK) out.push(rawInsert(resourceViews, rows.slice(i, i + CHUNK)))
+  return out
+}
 
 /**
  * INSERT … SELECT statements adding the planned views, each only if its resource has no view of

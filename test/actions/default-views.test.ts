@@ -154,6 +154,11 @@ describe('default views of the view types', () => {
     expect(await viewsOf({ url: 'http://test.ckan.net/a.rdf' })).toEqual(['text_view'])
     expect(await viewsOf({ url: 'https://test.ckan.net/a.txt' })).toEqual([])
     expect(await viewsOf({ url: 'http://e.com/a.zip' })).toEqual([])
+    // several views of one resource come in the order of service.views.default_views
+    expect(await viewsOf({ url: 'http://test.ckan.net/a.html', format: 'json' })).toEqual([
+      'webpage_view',
+      'text_view',
+    ])
   })
 
   it('shows text from any domain when the resource proxy is enabled', async () => {
