@@ -12,6 +12,7 @@ import { actions as pkg } from './package'
 import { actions as rating } from './rating'
 import { actions as relationship } from './relationship'
 import { actions as resource } from './resource'
+import { actions as resourceView } from './resource_view'
 import { actions as site } from './site'
 import { actions as tag } from './tag'
 import { actions as taskStatus } from './task_status'
@@ -46,4 +47,5 @@ export const registry = build([
   site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore,
   follow, activity, dashboard,
   relationship, rating, taskStatus, termTranslation,
+  resourceView,
 ])

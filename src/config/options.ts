@@ -73,6 +73,12 @@ export const OPTIONS: OptionDef[] = [
   o('service.hide_activity_from_users', 'list', null, 'Users whose activity is hidden from streams (default: the site user).'),
   o('service.extra_resource_fields', 'list', [], 'Extra resource keys that resource_search may query.'),
   o('service.views.default_views', 'list', ['image_view', 'recline_view'], 'View types created for new resources.'),
+  o('service.views.plugins', 'list', ['image_view', 'webpage_view', 'text_view', 'recline_view', 'recline_grid_view', 'datatables_view'], 'Enabled resource view types (CKAN enables each view plugin through ckan.plugins); views of other types are not listed and cannot be created.'),
+  o('service.preview.image_formats', 'list', ['png', 'jpeg', 'jpg', 'gif'], 'Resource formats that image_view shows.'),
+  o('service.preview.text_formats', 'list', ['text/plain', 'txt', 'plain'], 'Resource formats that text_view shows as plain text (empty: the default).'),
+  o('service.preview.xml_formats', 'list', ['xml', 'rdf', 'rdf+xml', 'owl+xml', 'atom', 'rss'], 'Resource formats that text_view shows as XML (empty: the default).'),
+  o('service.preview.json_formats', 'list', ['json'], 'Resource formats that text_view shows as JSON (empty: the default).'),
+  o('service.preview.jsonp_formats', 'list', ['jsonp'], 'Resource formats that text_view shows as JSONP, from any domain (empty: the default).'),
   // DataStore
   o('service.datastore.write_url', 'string', '', 'DataStore database URL (default: datastore.db beside an embedded catalogue; env DATASTORE_URL wins).'),
   o('service.datastore.read_url', 'string', '', 'DataStore read location of datastore_search, datastore_search_sql, datastore_info and dumps, with read-only access (default: the write database; env DATASTORE_READ_URL wins, its token DATASTORE_READ_AUTH_TOKEN).'),

@@ -6,6 +6,7 @@ import {
   members,
   packageRelationships,
   packageTags,
+  resourceViews,
   resources,
   tags,
 } from '../db/schema'
@@ -23,7 +24,7 @@ import type { Stmt } from './write-batcher'
 /**
  * The dataset's resources become exactly `given`, in order: known ids are updated in place, the
  * others created. On update, resources left out are marked deleted and ones deleted before are
- * purged. Returns the final rows.
+ * purged, their views deleted. Returns the final rows.
  */
 export function planResources(
   ctx: ActionContext,
@@ -50,6 +51,9 @@ export function planResources(
     const mine = stored.filter((x) => x.package_id === id && !keep.has(x.id))
     const purge = mine.filter((x) => x.state !== 'active').map((x) => x.id)
     const drop = mine.filter((x) => x.state === 'active').map((x) => x.id)
+    // Views go with their resource.
+    const gone = [...purge, ...drop]
+    if (gone.length) stmts.push(db.delete(resourceViews).where(inArray(resourceViews.resource_id, gone)))
     if (purge.length) stmts.push(db.delete(resources).where(inArray(resources.id, purge)))
     if (drop.length)
       stmts.push(

@@ -131,6 +131,8 @@ export function checkResource(raw: Record<string, unknown>): {
     core.format = raw.format === null ? '' : canonicalFormat(asText(raw.format))
   if (raw.hash !== undefined) core.hash = raw.hash === null ? '' : asText(raw.hash)
   for (const k of TEXT_OR_NULL) put(k, optText(raw[k]))
+  // ckan: a mimetype key given as null is kept null (no guess from the URL)
+  if (raw.mimetype === null) core.mimetype = null
   if (raw.size !== undefined && raw.size !== null)
     put('size', isMissing(raw.size) ? null : toInt(raw.size))
   for (const k of DATES) if (raw[k] !== undefined && raw[k] !== null) put(k, parseIsoDate(raw[k]))

@@ -9,6 +9,7 @@ import { collaboratorMayNotMove } from '../auth/collaborator'
 import { packageActivityRow } from './activity'
 import { immutableJson } from '../lib/json'
 import { changeRow, type Change } from './changes'
+import { datasetDefaultViews } from './default-views'
 import { forgetPackages, type PackageDict, type PackageRow } from './package'
 import {
   assemblePackageDict,
@@ -39,25 +40,27 @@ export async function createPackage(
   const look = await lookup(ctx, input, null)
   const state = await resolve(ctx, input, look, errors, null)
   if (Object.keys(errors).length) throw new ValidationError(errors)
-  return write(ctx, input, look, state, null)
+  return write(ctx, input, look, state, null, true)
 }
 
 /**
  * Replaces a dataset with a raw data dict (auth already checked); returns its new dict.
  * `guard`: a statement that runs first in the batch and fails it (package-version.ts).
+ * `defaultViews: false` (package_patch): new resources get no default views.
  */
 export async function updatePackage(
   ctx: ActionContext,
   raw: Record<string, unknown>,
   target: PackageRow,
   current: PackageDict,
-  opts: { guard?: Stmt } = {},
+  opts: { guard?: Stmt; defaultViews?: boolean } = {},
 ): Promise<PackageDict> {
   const { input, errors } = checkPackage(raw, 'update', true)
   const look = await lookup(ctx, input, target)
   const state = await resolve(ctx, input, look, errors, target)
   if (Object.keys(errors).length) throw new ValidationError(errors)
-  return write(ctx, input, look, state, { row: target, dict: current }, opts.guard)
+  const cur = { row: target, dict: current }
+  return write(ctx, input, look, state, cur, opts.defaultViews ?? true, opts.guard)
 }
 
 interface Resolved {
@@ -177,6 +180,7 @@ async function write(
   look: Lookups,
   r: Resolved,
   cur: Current | null,
+  defaultViews: boolean,
   guard?: Stmt,
 ): Promise<PackageDict> {
   const db = ctx.db
@@ -281,6 +285,11 @@ async function write(
     relationshipsAsObject: rels.object,
   })
 
+  // ckan: new resources (and ones whose format changed) get the default views
+  if (defaultViews)
+    stmts.push(
+      ...datasetDefaultViews(ctx, dict.resources, cur?.dict.resources),
+    )
   for (const c of changed) stmts.push(rawInsert(changeLog, [changeRow('package', c)]))
   if (!row.private) {
     const type = !old

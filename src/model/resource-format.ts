@@ -202,8 +202,3 @@ export function guessFormat(url: string): string | undefined {
   return ext === undefined ? undefined : BY_EXT.get(ext)?.name
 }
 
-/** The usual mimetype of a file name's extension, or null. */
-export function guessMimetype(fileName: string): string | null {
-  const ext = extensionOf(fileName)
-  return (ext !== undefined && BY_EXT.get(ext)?.mimetypes[0]) || null
-}

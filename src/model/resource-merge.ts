@@ -1,7 +1,8 @@
 // A resource row from validated input: create defaults, CKAN's update semantics, uploads, format guessing.
 import type { ResourceInput } from './package-validate'
 import type { ResourceRow } from './resource'
-import { canonicalFormat, guessFormat, guessMimetype } from './resource-format'
+import { guessMimetype, guessResourceMimetype } from './mimetype'
+import { canonicalFormat, guessFormat } from './resource-format'
 
 /** ckan: keys cleared when an update omits them; every other column keeps its stored value. */
 const CLEARED_WHEN_OMITTED = ['description', 'resource_type', 'mimetype', 'mimetype_inner'] as const
@@ -85,13 +86,15 @@ export function mergeResource(
   for (const k of CLEARED_WHEN_OMITTED) row[k] = has(k) ? (c[k] as string | null) : null
   for (const k of KEPT_WHEN_OMITTED) if (has(k)) (row as Record<string, unknown>)[k] = c[k]
   if (existing && has('created') && c.created === null) row.created = existing.created
+  // ckan (mimetype_guess = file_ext): without a mimetype key, the given URL's extension decides
+  if (!has('mimetype')) row.mimetype = guessResourceMimetype(row.url)
   if (input.upload) {
     row.url_type = 'upload'
     row.url = sanitizeFileName(input.upload.name)
     row.size = input.upload.size
     row.last_modified = at.now
-    // ckan: the mimetype is guessed from the file name, not taken from the client
-    if (!has('mimetype')) row.mimetype = guessMimetype(row.url)
+    // ckan: else the uploaded file's name does
+    if (!has('mimetype')) row.mimetype ??= guessMimetype(row.url)
   } else if (input.clearUpload && row.url_type === 'upload') {
     row.url_type = ''
   }

@@ -1,18 +1,19 @@
 // Resource lookups and writes: each change rewrites its dataset's dict, change log and activity in one batch.
 import { and, eq, gt, sql } from 'drizzle-orm'
-import { activities, changeLog, packages, resources } from '../db/schema'
+import { activities, changeLog, packages, resourceViews, resources } from '../db/schema'
 import type { ActionContext } from '../context'
 import { NotFound, ValidationError } from '../errors'
 import { isMissing, MISSING } from '../validation/fields'
 import { activityRow } from './activity'
 import { changeRow } from './changes'
+import { resourceDefaultViews } from './default-views'
 import { loadPackage, packageDict, type PackageDict, type PackageRow } from './package'
 import { runWrite } from './package-write'
 import { checkResource } from './package-validate'
 import { mergeResource } from './resource-merge'
 import { resourceToDict, type ResourceRow } from './resource'
 
-type Stmt = Parameters<ActionContext['db']['batch']>[0][number]
+import type { Stmt } from './write-batcher'
 
 /** A raw id parameter: a Validation Error when absent. */
 export function requireId(input: Record<string, unknown>, key = 'id'): string {
@@ -54,8 +55,8 @@ export async function shownResource(ctx: ActionContext, res: ResourceRow) {
 }
 
 /**
- * Writes `row` (a new or changed resource of `pkg`) with the dataset bump, change log and
- * activity, and returns the resource dict. Validation errors are the resource's own.
+ * Writes `row` (a new or changed resource of `pkg`) with the dataset bump, change log, activity
+ * and default views, and returns the resource dict. Validation errors are the resource's own.
  */
 export async function saveResource(
   ctx: ActionContext,
@@ -90,11 +91,12 @@ export async function saveResource(
     ? ctx.db.update(resources).set(row).where(eq(resources.id, row.id))
     : ctx.db.insert(resources).values(row)
   const siteUrl = ctx.config.str('service.site_url')
+  const shown = resourceToDict(row, siteUrl)
+  const before = dict.resources.find((r) => r.id === row.id)
   const others = dict.resources.filter((r) => r.id !== row.id)
-  const list = [...others, resourceToDict(row, siteUrl)].sort(
-    (a, b) => (a.position as number) - (b.position as number),
-  )
-  await commitDatasetChange(ctx, pkg, dict, list, now, [stmt])
+  const list = [...others, shown].sort((a, b) => (a.position as number) - (b.position as number))
+  const views = resourceDefaultViews(ctx, before, shown)
+  await commitDatasetChange(ctx, pkg, dict, list, now, [stmt, ...views])
   return resourceToDict(row, siteUrl)
 }
 
@@ -108,6 +110,8 @@ export async function deleteResource(ctx: ActionContext, res: ResourceRow) {
       .update(resources)
       .set({ state: 'deleted', metadata_modified: now })
       .where(eq(resources.id, res.id)),
+    // Views go with their resource.
+    ctx.db.delete(resourceViews).where(eq(resourceViews.resource_id, res.id)),
   ]
   if (res.state === 'active')
     stmts.push(

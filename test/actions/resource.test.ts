@@ -82,7 +82,7 @@ describe('resource_create', () => {
       alt_url: 'alt123',
       state: 'active',
       description: null,
-      mimetype: null,
+      mimetype: 'image/png', // ckan: guessed from the URL's extension
       hash: '',
       url_type: null,
       datastore_active: false,

@@ -41,6 +41,7 @@ The other parameters are those of package_create.
     // ckan: relationships are carried over only when the patch gives them
     const { relationships_as_subject: _s, relationships_as_object: _o, ...shown } = dict
     const merged: Record<string, unknown> = { ...shown, ...input, id: row.id }
-    return updatePackage(ctx, merged, row, dict)
+    // ckan: resources a patch adds get no default views
+    return updatePackage(ctx, merged, row, dict, { defaultViews: false })
   },
 })
