@@ -89,7 +89,8 @@ export const OPTIONS: OptionDef[] = [
   o('service.datastore.sqlsearch.timeout_ms', 'int', 60000, 'Time limit of one datastore_search_sql query.'),
   // Storage
   o('service.storage_path', 'string', './data/uploads', 'Directory of uploaded files on Node (keys such as resources/<id>/<file> below it).'),
-  o('service.max_resource_size', 'int', 100, 'Largest accepted upload, in MB.'),
+  o('service.max_resource_size', 'int', 10, 'Largest accepted resource upload, in MB (CKAN: ckan.max_resource_size).'),
+  o('service.max_image_size', 'int', 2, 'Largest accepted user/group/organization image, in MB (CKAN: ckan.max_image_size).'),
   // E-mail (CKAN's own keys, without a ckan. prefix)
   o('smtp.server', 'string', null, 'SMTP server as host or host:port (port 25 by default); unset: no e-mail is sent.'),
   o('smtp.starttls', 'bool', false, 'Require STARTTLS (fail when the server does not offer it); off: plain SMTP.'),

@@ -8,6 +8,8 @@ import { BadRequest } from '../errors'
 import { fail, helpUrl, ok } from './envelope'
 import { readDataDict } from './params'
 import type { DepsResolver } from './deps-source'
+import { stageInto } from './stage-upload'
+import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
 
 /** A per-request context for `deps`, with the caller resolved from the request headers. */
 export async function requestContext(deps: Deps, headers: Headers | null): Promise<ActionContext> {
@@ -22,14 +24,16 @@ export async function requestContext(deps: Deps, headers: Headers | null): Promi
 export function mountActionRoutes(app: Hono, source: DepsResolver) {
   const handler = async (req: Request, name: string): Promise<Response> => {
     const help = helpUrl(source.config(req).str('service.site_url'), name)
+    const staged: StagedUpload[] = []
+    let deps: Deps | undefined
     try {
       const action = registry.get(name)
       if (!action) throw new BadRequest(`Action name not known: ${name}`)
       if (req.method === 'GET' && !action.readOnly) {
         throw new BadRequest('JSON Error: Invalid request. Please use POST method for your request')
       }
-      const data = await readDataDict(req, action.readOnly)
-      const deps = await source.of(req)
+      deps = await source.of(req)
+      const data = await readDataDict(req, action.readOnly, stageInto(deps, staged))
       // ckan: a `callback` parameter runs the call anonymously (JSONP safety)
       const hasCallback = 'callback' in data
       const callback = hasCallback ? String(data.callback) : undefined
@@ -46,6 +50,9 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       return ok(help, result, req.method === 'GET' ? callback : undefined)
     } catch (err) {
       return fail(help, err)
+    } finally {
+      // an upload no action claimed (refused, invalid, failed call) leaves nothing stored
+      if (deps && staged.length) await discardUnclaimed(deps.blobs, staged)
     }
   }
   for (const path of ['/api/3/action/:name', '/api/action/:name']) {

@@ -2,6 +2,7 @@
 import { BadRequest } from '../errors'
 import type { DataDict } from '../data-dict'
 import { pyReprBrief } from '../lib/py-repr'
+import { boundaryOf, MultipartError, readMultipart, type FormPart } from './multipart'
 
 /** Largest request body accepted (uploads included). */
 export const MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -56,27 +57,48 @@ async function readBody(req: Request): Promise<ArrayBuffer> {
 }
 
 /**
- * Builds the data dict of an action call. `readOnly` actions take their parameters from the
- * query string when it has any (the body is then ignored, as in CKAN).
+ * Stores a file part as it streams in and returns the value the data dict gets for it
+ * (undefined: the part is not wanted, and the stager has cancelled `body`).
  */
-export async function readDataDict(req: Request, readOnly: boolean): Promise<DataDict> {
+export type StageFile = (part: FormPart, body: ReadableStream<Uint8Array>) => Promise<unknown>
+
+/**
+ * Builds the data dict of an action call. `readOnly` actions take their parameters from the
+ * query string when it has any (the body is then ignored, as in CKAN). File parts of a multipart
+ * body go to `stage` as streams (never buffered); without it they are read and dropped.
+ */
+export async function readDataDict(
+  req: Request,
+  readOnly: boolean,
+  stage?: StageFile,
+): Promise<DataDict> {
   const url = new URL(req.url)
   const type = (req.headers.get('content-type') ?? '').toLowerCase()
   const isForm = type.startsWith('application/x-www-form-urlencoded')
   const isMultipart = type.startsWith('multipart/form-data')
 
   if (req.method === 'POST' && isMultipart) {
-    let form: FormData
-    try {
-      form = await req.formData()
-    } catch {
+    const boundary = boundaryOf(req.headers.get('content-type') ?? '')
+    if (!boundary || !req.body)
       throw new BadRequest('JSON Error: Error decoding the multipart form data.')
-    }
-    const fields: [string, unknown][] = []
+    const fields: [string, string][] = []
     const files: [string, unknown][] = []
-    form.forEach((v, k) => (typeof v === 'string' ? fields : files).push([k, v]))
+    try {
+      await readMultipart(req.body, boundary, {
+        field: (k, v) => void fields.push([k, v]),
+        async file(part, body) {
+          // ckan: a file input left empty arrives as a part without a file name
+          if (!part.filename || !stage) return body.cancel()
+          const value = await stage(part, body)
+          if (value !== undefined) files.push([part.name, value])
+        },
+      })
+    } catch (e) {
+      if (!(e instanceof MultipartError)) throw e
+      throw new BadRequest(`JSON Error: Error decoding the multipart form data: ${e.message}`)
+    }
     if (fields.length || files.length) {
-      const dict = fromFormFields(fields as [string, string][])
+      const dict = fromFormFields(fields)
       for (const [k, f] of files) dict[k] = f // files override same-named fields
       return dict
     }

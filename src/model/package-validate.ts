@@ -1,4 +1,5 @@
 // Dataset and resource input checks with CKAN's messages; database-dependent checks live in package-write.ts.
+import { StagedUpload } from '../storage/staged-upload'
 import {
   assertListsOfDicts,
   checkName,
@@ -61,18 +62,10 @@ export function parseIsoDate(v: unknown): string | null | FieldFail {
   return micro ? `${base}.${p(micro, 6)}` : base // ckan: isoformat() drops zero microseconds
 }
 
-/** An uploaded file from a multipart request. */
-export interface UploadedFile {
-  name: string
-  size: number
-  type?: string
-}
+/** An uploaded file from a multipart request, already stored under a provisional key. */
+export type UploadedFile = StagedUpload
 
-export const isUpload = (v: unknown): v is UploadedFile =>
-  typeof v === 'object' &&
-  v !== null &&
-  typeof (v as Blob).arrayBuffer === 'function' &&
-  'name' in v
+export const isUpload = (v: unknown): v is UploadedFile => v instanceof StagedUpload
 
 /** Resource keys that are neither columns nor extras. */
 const RESOURCE_IGNORED = new Set([

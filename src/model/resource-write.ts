@@ -12,6 +12,7 @@ import { runWrite } from './package-write'
 import { checkResource } from './package-validate'
 import { mergeResource } from './resource-merge'
 import { resourceToDict, type ResourceRow } from './resource'
+import { syncResourceFile, uploadKeyFor } from './resource-file'
 
 import type { Stmt } from './write-batcher'
 
@@ -87,6 +88,7 @@ export async function saveResource(
     position,
     now,
   })
+  if (res.upload) uploadKeyFor(row)
   const stmt = existing
     ? ctx.db.update(resources).set(row).where(eq(resources.id, row.id))
     : ctx.db.insert(resources).values(row)
@@ -97,6 +99,7 @@ export async function saveResource(
   const list = [...others, shown].sort((a, b) => (a.position as number) - (b.position as number))
   const views = resourceDefaultViews(ctx, before, shown)
   await commitDatasetChange(ctx, pkg, dict, list, now, [stmt, ...views])
+  await syncResourceFile(ctx, existing, row, res.upload)
   return resourceToDict(row, siteUrl)
 }
 
@@ -132,6 +135,8 @@ export async function deleteResource(ctx: ActionContext, res: ResourceRow) {
       (r.position as number) > res.position ? { ...r, position: (r.position as number) - 1 } : r,
     )
   await commitDatasetChange(ctx, pkg, dict, list, now, stmts)
+  // ckan keeps the file; here it goes with the resource so nothing is left without a record
+  await syncResourceFile(ctx, res, { ...res, url_type: null }, undefined)
 }
 
 /** The dataset side of a resource change: metadata_modified, change log, activity, caches. */

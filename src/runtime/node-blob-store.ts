@@ -19,6 +19,7 @@ const CHUNK = 64 * 1024
 /** The sidecar kept beside a blob that has a content type. */
 interface Sidecar {
   contentType?: string
+  sha256?: string
   /** The blob file's mtime when the sidecar was written: a sidecar of another version is ignored. */
   mtimeNs: string
 }
@@ -53,8 +54,10 @@ export function nodeBlobStore(root: string): BlobStore {
     const info: BlobInfo = { size: Number(st.size) }
     try {
       const sidecar = JSON.parse(await readFile(sidecarOf(path), 'utf8')) as Sidecar
-      if (sidecar.mtimeNs === String(st.mtimeNs) && sidecar.contentType)
-        info.contentType = sidecar.contentType
+      if (sidecar.mtimeNs === String(st.mtimeNs)) {
+        if (sidecar.contentType) info.contentType = sidecar.contentType
+        if (sidecar.sha256) info.sha256 = sidecar.sha256
+      }
     } catch (e) {
       if (!notThere(e) && !(e instanceof SyntaxError)) throw e
     }
@@ -71,6 +74,17 @@ export function nodeBlobStore(root: string): BlobStore {
     }
   }
 
+  /** Drops the directories a key made (resources/<id>/) once they are empty. */
+  async function pruneDirs(from: string) {
+    for (let dir = from; dir.startsWith(base + sep); dir = dirname(dir)) {
+      try {
+        await rmdir(dir)
+      } catch {
+        break // not empty (or gone): the ones above are not empty either
+      }
+    }
+  }
+
   return {
     async put(key, body, meta: PutMeta = {}) {
       const path = pathOf(key)
@@ -79,6 +93,7 @@ export function nodeBlobStore(root: string): BlobStore {
       const hash = createHash('sha256')
       let size = 0
       let sidecarTemp: string | undefined
+      let sha256 = ''
       const fh = await createIn(temp)
       try {
         const write = async (chunk: Uint8Array) => {
@@ -111,9 +126,11 @@ export function nodeBlobStore(root: string): BlobStore {
         await fh.datasync()
         const mtimeNs = String((await fh.stat({ bigint: true })).mtimeNs)
         await fh.close()
+        sha256 = hash.digest('hex')
+        // the sidecar (content type and hash) exists only for blobs stored with a content type
         if (contentType) {
           sidecarTemp = tempOf(path, 'meta')
-          await writeNew(sidecarTemp, JSON.stringify({ contentType, mtimeNs } satisfies Sidecar))
+          await writeNew(sidecarTemp, JSON.stringify({ contentType, sha256, mtimeNs } satisfies Sidecar))
         }
         // The data first: until the sidecar follows, the old one no longer matches and is ignored.
         await rename(temp, path)
@@ -125,7 +142,7 @@ export function nodeBlobStore(root: string): BlobStore {
         if (sidecarTemp) await rm(sidecarTemp, { force: true })
         throw e
       }
-      return { size, sha256: hash.digest('hex') }
+      return { size, sha256 }
     },
 
     async get(key, range) {
@@ -170,14 +187,24 @@ export function nodeBlobStore(root: string): BlobStore {
       }
       await rm(path, { force: true })
       await rm(sidecarOf(path), { force: true })
-      // Drop the directories the key made (resources/<id>/) once they are empty.
-      for (let dir = dirname(path); dir.startsWith(base + sep); dir = dirname(dir)) {
-        try {
-          await rmdir(dir)
-        } catch {
-          break // not empty (or gone): the ones above are not empty either
-        }
+      await pruneDirs(dirname(path))
+    },
+
+    async move(from, to) {
+      const src = pathOf(from)
+      const dest = pathOf(to)
+      if (src === dest) return
+      if (!(await stat(src)).isFile()) throw new Error(`No stored file ${from}`)
+      await mkdir(dirname(dest), { recursive: true })
+      // rename keeps the mtime, so the sidecar (moved after the data) still matches
+      await rename(src, dest)
+      try {
+        await rename(sidecarOf(src), sidecarOf(dest))
+      } catch (e) {
+        if (!notThere(e)) throw e
+        await rm(sidecarOf(dest), { force: true })
       }
+      await pruneDirs(dirname(src))
     },
   }
 }

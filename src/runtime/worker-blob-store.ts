@@ -17,6 +17,7 @@ import {
 export interface R2Object {
   size: number
   httpMetadata?: { contentType?: string }
+  checksums?: { sha256?: ArrayBuffer }
 }
 export interface R2ObjectBody extends R2Object {
   body: ReadableStream<Uint8Array>
@@ -92,6 +93,7 @@ export function r2BlobStore(bucket: R2Bucket, opts: R2BlobStoreOptions = {}): Bl
   const infoOf = (o: R2Object): BlobInfo => {
     const info: BlobInfo = { size: o.size }
     if (o.httpMetadata?.contentType) info.contentType = o.httpMetadata.contentType
+    if (o.checksums?.sha256) info.sha256 = hex(o.checksums.sha256)
     return info
   }
 
@@ -194,6 +196,15 @@ export function r2BlobStore(bucket: R2Bucket, opts: R2BlobStoreOptions = {}): Bl
     async delete(key) {
       assertBlobKey(key)
       await bucket.delete(key)
+    },
+
+    // R2 has no rename: a streamed copy (one put of known length) and a delete.
+    async move(from, to) {
+      if (assertBlobKey(from) === assertBlobKey(to)) return
+      const o = await this.get(from)
+      if (!o) throw new Error(`No stored file ${from}`)
+      await this.put(to, o.body, { size: o.size, contentType: o.contentType })
+      await bucket.delete(from)
     },
   }
 }

@@ -21,6 +21,8 @@ export interface BlobInfo {
   /** Size of the whole blob, whatever range was read. */
   size: number
   contentType?: string
+  /** Lower-case hex SHA-256 of the whole blob, where the store kept it (files: when stored with a content type). */
+  sha256?: string
 }
 
 /** A byte range: `length` bytes from `offset` (to the end without it), or the last `suffix` bytes. */
@@ -47,6 +49,11 @@ export interface BlobStore {
   head(key: string): Promise<BlobInfo | undefined>
   /** Removes the blob; a missing one is not an error. */
   delete(key: string): Promise<void>
+  /**
+   * Renames blob `from` to `to` (replacing a blob there), keeping its content type and hash.
+   * @throws Error when `from` does not exist
+   */
+  move(from: string, to: string): Promise<void>
 }
 
 /** A key that could escape the store or means something else to a file system. */
@@ -170,5 +177,5 @@ export function notConfiguredBlobStore(what?: string): BlobStore {
   const fail = async (): Promise<never> => {
     throw new BlobStoreNotConfigured(what)
   }
-  return { put: fail, get: fail, head: fail, delete: fail }
+  return { put: fail, get: fail, head: fail, delete: fail, move: fail }
 }

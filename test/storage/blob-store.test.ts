@@ -28,6 +28,7 @@ import { nodeBlobStore } from '../../src/runtime/node-blob-store'
 
 const enc = new TextEncoder()
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
+const sha = (s: string) => sha256(new TextEncoder().encode(s))
 
 /** Deterministic pseudo-random bytes, so a misplaced range cannot match by accident. */
 function bytes(n: number, seed = 1): Uint8Array {
@@ -280,7 +281,7 @@ describe('nodeBlobStore', () => {
   it('stores a file of the longest name a key allows, with its content type', async () => {
     const key = `resources/r0/${'n'.repeat(196)}.csv`
     await store.put(key, enc.encode('a,b'), { contentType: 'text/csv' })
-    expect(await store.head(key)).toEqual({ size: 3, contentType: 'text/csv' })
+    expect(await store.head(key)).toEqual({ size: 3, contentType: 'text/csv', sha256: sha('a,b') })
   })
 
   it('heads a blob without reading it', async () => {
@@ -289,6 +290,7 @@ describe('nodeBlobStore', () => {
     expect(await store.head('resources/r7/a.json')).toEqual({
       size: 2,
       contentType: 'application/json',
+      sha256: sha('{}'),
     })
     expect(await store.head('resources/r7/b.bin')).toEqual({ size: 3 })
   })
@@ -310,7 +312,11 @@ describe('nodeBlobStore', () => {
     await store.put('resources/r9/f', enc.encode('first version'), { contentType: 'text/plain' })
     await store.put('resources/r9/f', enc.encode('second'), { contentType: 'text/markdown' })
     expect(await readAll((await store.get('resources/r9/f'))!.body)).toEqual(enc.encode('second'))
-    expect(await store.head('resources/r9/f')).toEqual({ size: 6, contentType: 'text/markdown' })
+    expect(await store.head('resources/r9/f')).toEqual({
+      size: 6,
+      contentType: 'text/markdown',
+      sha256: sha('second'),
+    })
     await store.put('resources/r9/f', enc.encode('third'))
     expect(await store.head('resources/r9/f')).toEqual({ size: 5 })
     expect(filesUnder(join(root, 'resources/r9'))).toEqual(['f'])
@@ -341,7 +347,11 @@ describe('nodeBlobStore', () => {
         contentType: 'application/zip',
       }),
     ).rejects.toThrow('client went away')
-    expect(await store.head('resources/r12/f.bin')).toEqual({ size: 7, contentType: 'text/plain' })
+    expect(await store.head('resources/r12/f.bin')).toEqual({
+      size: 7,
+      contentType: 'text/plain',
+      sha256: sha('keep me'),
+    })
     expect(await readAll((await store.get('resources/r12/f.bin'))!.body)).toEqual(
       enc.encode('keep me'),
     )

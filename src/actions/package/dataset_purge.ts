@@ -19,6 +19,8 @@ import {
 import { changeRow } from '../../model/changes'
 import { dropDatasetCollaborators } from '../../model/collaborator'
 import { forgetPackages, loadPackage } from '../../model/package'
+import { datasetFileKeys } from '../../model/resource-file'
+import { deleteBlobs } from '../../storage/staged-upload'
 
 const NOT_FOUND = 'Dataset was not found'
 
@@ -61,6 +63,8 @@ undone. Only sysadmins may purge datasets.
       )
     // The datasets on the other side of a relationship lose it from their dicts.
     const others = [...new Set(related.flatMap((r) => [r.s, r.o]))].filter((x) => x !== pkg.id)
+    // the files of every resource it ever had (package_delete and resource removals keep them)
+    const files = await datasetFileKeys(ctx, pkg.id)
     // Activities keep their copy of the dataset, as CKAN's do.
     await db.batch([
       db.delete(resourceViews).where(inArray(resourceViews.resource_id, resourceIds)),
@@ -92,6 +96,7 @@ undone. Only sysadmins may purge datasets.
         ]),
     ])
     forgetPackages(ctx)
+    await deleteBlobs(ctx.blobs, files)
     await ctx.changes.catchUp() // this process's cached collaborations too
     return null
   },
