@@ -5,6 +5,7 @@ import { mountActionRoutes } from './http/action-route'
 import { asciiJson } from './lib/json'
 import { mountUtilRoutes } from './http/util-routes'
 import { mountDumpRoute } from './http/dump-route'
+import { mountDownloadRoute } from './http/download-route'
 
 /** `source`: the process's Deps, or a way to build them per request (see http/deps-source.ts). */
 export function createApp(source: DepsSource) {
@@ -23,6 +24,7 @@ export function createApp(source: DepsSource) {
   mountActionRoutes(app, deps)
   mountUtilRoutes(app, deps)
   mountDumpRoute(app, deps)
+  mountDownloadRoute(app, deps)
   app.onError((err) => {
     console.error('unhandled error', err)
     return new Response(asciiJson({ success: false, error: { __type: 'Internal Server Error', message: 'Internal Server Error' } }), {
