@@ -18,7 +18,8 @@ const LIMITS: Record<string, string> = {
 /** A stager that records what it stored in `staged` (the caller discards unclaimed ones). */
 export function stageInto(deps: Deps, staged: StagedUpload[]): StageFile {
   return async (part: FormPart, body: ReadableStream<Uint8Array>) => {
-    const option = LIMITS[part.name]
+    // package_revise names a resource's file `update__resources__<n>__upload`
+    const option = LIMITS[part.name] ?? (part.name.endsWith('__upload') ? LIMITS.upload : undefined)
     if (!option) {
       await body.cancel()
       return undefined

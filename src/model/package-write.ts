@@ -19,6 +19,7 @@ import {
 } from './package-dict'
 import { addError, addItemError, lookup, type Lookups } from './package-lookup'
 import { planGroups, planRelationships, planResources, planTags } from './package-parts'
+import { syncDatasetFiles } from './resource-file'
 import {
   checkPackage,
   PACKAGE_TEXT,
@@ -302,6 +303,7 @@ async function write(
     if (act) stmts.push(rawInsert(activities, [act]))
   }
   await runWrite(ctx, stmts, changed)
+  await syncDatasetFiles(ctx, id, input.resources ?? [], finalResources, look.resources)
   return dict
 }
 

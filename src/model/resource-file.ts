@@ -59,3 +59,28 @@ export async function datasetFileKeys(ctx: ActionContext, packageId: string): Pr
     .where(eq(resources.package_id, packageId))
   return rows.map(storedFileKey).filter((k): k is string => k !== undefined)
 }
+
+/**
+ * After a committed dataset write (package_create/update/revise): each resource's staged upload
+ * moves into place, replaced files go, and rows this write purged (resources deleted before and
+ * left out again) lose their files.
+ */
+export async function syncDatasetFiles(
+  ctx: ActionContext,
+  packageId: string,
+  given: { upload?: StagedUpload }[],
+  rows: ResourceRow[],
+  stored: ResourceRow[],
+) {
+  const byId = new Map(stored.map((x) => [x.id, x]))
+  for (const [i, row] of rows.entries())
+    await syncResourceFile(ctx, byId.get(row.id), row, given[i]?.upload)
+  const kept = new Set(rows.map((x) => x.id))
+  const purged = stored.filter(
+    (x) => x.package_id === packageId && x.state !== 'active' && !kept.has(x.id),
+  )
+  await deleteBlobs(
+    ctx.blobs,
+    purged.map(storedFileKey).filter((k): k is string => k !== undefined),
+  )
+}

@@ -210,6 +210,19 @@ describe('what is stored and what is not', () => {
     expect(storedFiles()).toEqual(before)
   })
 
+  it('answers a malformed multipart body with a 400 envelope, storing nothing', async () => {
+    const before = storedFiles()
+    const body = '--xyz\r\nContent-Disposition: form-data; name="upload"; filename="a.bin"\r\n\r\nabc'
+    const res = await fetch(`${server.url}/api/3/action/resource_create`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'multipart/form-data; boundary=xyz', authorization: admin.apikey },
+    })
+    expect(res.status).toBe(400)
+    expect(await res.text()).toMatch(/multipart form data: the body ends inside a file/)
+    expect(storedFiles()).toEqual(before)
+  })
+
   it('replaces the file on a new upload and drops the old name', async () => {
     const d = await dataset()
     const first = (await post('resource_create', uploadForm({ package_id: d.id }, pattern(10), 'one.bin'), admin)).body.result
@@ -226,6 +239,20 @@ describe('what is stored and what is not', () => {
     // to a link: the file goes
     await t.ok('resource_update', { id: first.id, url: 'http://example.com/x', clear_upload: true }, admin)
     expect(storedFiles().filter((f) => f.includes(first.id))).toEqual([])
+  })
+
+  it('stores a file sent to package_revise for a new resource', async () => {
+    const d = await dataset()
+    const form = new FormData()
+    form.set('match__id', d.id)
+    form.set('update__resources__extend', JSON.stringify([{ name: 'revised' }]))
+    form.set('update__resources__-1__upload', new File(['x,y\n'], 'rev.csv'))
+    const r = await post('package_revise', form, admin)
+    expect(r.status).toBe(200)
+    const [res] = r.body.result.package.resources
+    const got = await download(pathOf(res.url))
+    expect(await got.text()).toBe('x,y\n')
+    expect(storedFiles().some((f) => f.startsWith('incoming'))).toBe(false)
   })
 
   it('removes the file on resource_delete', async () => {
