@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { authorizeLoader } from '../../auth/datastore'
-import { loadStatusDict } from '../../jobs/loader/report'
+import { loadStatusDict, requiredId } from '../../jobs/loader/report'
 
 export const datapusherStatus = defineAction({
   name: 'datapusher_status',
@@ -16,7 +16,7 @@ export const datapusherStatus = defineAction({
   auth: authorizeLoader,
   params: z.looseObject({ resource_id: z.string().min(1).optional(), id: z.string().min(1).optional() }),
   async run(ctx, p) {
-    const s = await loadStatusDict(ctx, (p.resource_id ?? p.id)!)
+    const s = await loadStatusDict(ctx, requiredId(p))
     // ckan: DataPusher also names the job's key (null: jobs here need none)
     return { ...s, job_key: null }
   },

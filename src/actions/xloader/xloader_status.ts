@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { authorizeLoader } from '../../auth/datastore'
-import { loadStatusDict } from '../../jobs/loader/report'
+import { loadStatusDict, requiredId } from '../../jobs/loader/report'
 
 export const xloaderStatus = defineAction({
   name: 'xloader_status',
@@ -17,6 +17,6 @@ export const xloaderStatus = defineAction({
   auth: authorizeLoader,
   params: z.looseObject({ resource_id: z.string().min(1).optional(), id: z.string().min(1).optional() }),
   async run(ctx, p) {
-    return loadStatusDict(ctx, (p.resource_id ?? p.id)!)
+    return loadStatusDict(ctx, requiredId(p))
   },
 })

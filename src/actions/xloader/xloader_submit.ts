@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { authorizeLoader } from '../../auth/datastore'
 import { findResource } from '../../datastore/access'
-import { NotFound } from '../../errors'
+import { NotFound, ValidationError } from '../../errors'
 import { loadJobStatements } from '../../jobs/loader/enqueue'
 import { ckanBool } from '../../validation/fields'
 
@@ -30,7 +30,8 @@ rows are replaced only once the new ones are complete.
   auth: authorizeLoader,
   params: submitParams,
   async run(ctx, p) {
-    const id = (p.resource_id ?? p.id)!
+    const id = p.resource_id ?? p.id
+    if (!id) throw ValidationError.field('resource_id', 'Missing value')
     const res = await findResource(ctx, id)
     if (!res) throw new NotFound('Resource was not found.')
     if (res.url_type === 'datastore' || !res.url) return false

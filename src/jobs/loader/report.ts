@@ -1,6 +1,6 @@
 // The loader's status as xloader_status answers it: the task_status row with its job's details.
 import type { ActionContext } from '../../context'
-import { NotFound } from '../../errors'
+import { NotFound, ValidationError } from '../../errors'
 import { findTaskStatusByKey } from '../../model/task-status'
 
 const parse = (text: string | null | undefined): unknown => {
@@ -45,4 +45,11 @@ export async function loadStatusDict(ctx: ActionContext, resourceId: string) {
       : null,
     error: error,
   }
+}
+
+/** resource_id (or id) of a status call; a sysadmin skips the auth rule that checks it first. */
+export function requiredId(p: { resource_id?: string; id?: string }): string {
+  const id = p.resource_id ?? p.id
+  if (!id) throw ValidationError.field('resource_id', 'Missing value')
+  return id
 }

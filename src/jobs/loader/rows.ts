@@ -5,7 +5,7 @@ import type { Deps } from '../../context'
 import { detectDialect } from './dialect'
 import { LoadError } from './errors'
 import type { SheetCell } from './ports'
-import { decodeStream, detectEncoding, sampleStream, sampleText } from './text'
+import { detectEncoding, sampleStream, sampleText, utf8Stream } from './text'
 
 export type Cells = (string | null)[]
 export type FileKind = 'csv' | 'tsv' | 'xlsx'
@@ -17,14 +17,14 @@ export async function* csvRows(
   const { sample, body: all } = await sampleStream(body)
   const { encoding, bom } = detectEncoding(sample)
   const dialect = detectDialect(sampleText(sample, encoding, bom), kind)
-  const records = decodeStream(all, encoding, bom).pipeThrough(
+  const records = utf8Stream(all, encoding, bom).pipeThrough(
     parse({
       delimiter: dialect.delimiter,
       quote: dialect.quote,
       relax_column_count: true,
       relax_quotes: true,
       skip_empty_lines: true,
-    }) as TransformStream<string, string[]>,
+    }) as TransformStream<Uint8Array, string[]>,
   )
   const reader = records.getReader()
   try {

@@ -1,6 +1,6 @@
-// Bytes → text for the CSV parser: the encoding is found from a sample at the start (byte-order
-// mark, valid UTF-8, else chardet's guess decoded by iconv-lite), then the rest is decoded as it
-// streams.
+// Bytes → UTF-8 for the CSV parser: the encoding is found from a sample at the start (byte-order
+// mark, valid UTF-8, else chardet's guess decoded by iconv-lite), then the rest is converted as
+// it streams.
 import chardet from 'chardet'
 import iconv from 'iconv-lite'
 
@@ -77,12 +77,15 @@ export function detectEncoding(sample: Uint8Array): { encoding: string; bom: num
   return { encoding: guess, bom: 0 }
 }
 
-/** Decodes the stream as `encoding`, skipping `bom` leading bytes. */
-export function decodeStream(
+/**
+ * The stream as UTF-8 bytes (what csv-parse reads), without `bom` leading bytes: UTF-8 passes
+ * through untouched, anything else is decoded by iconv-lite and encoded again.
+ */
+export function utf8Stream(
   body: ReadableStream<Uint8Array>,
   encoding: string,
   bom: number,
-): ReadableStream<string> {
+): ReadableStream<Uint8Array> {
   let skip = bom
   const strip = (chunk: Uint8Array) => {
     if (!skip) return chunk
@@ -90,32 +93,27 @@ export function decodeStream(
     skip -= n
     return chunk.subarray(n)
   }
-  if (encoding === 'utf-8') {
-    const dec = new TextDecoder('utf-8')
+  if (encoding === 'utf-8')
     return body.pipeThrough(
-      new TransformStream<Uint8Array, string>({
+      new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, ctl) {
-          const s = dec.decode(strip(chunk), { stream: true })
-          if (s) ctl.enqueue(s)
-        },
-        flush(ctl) {
-          const s = dec.decode()
-          if (s) ctl.enqueue(s)
+          const c = strip(chunk)
+          if (c.byteLength) ctl.enqueue(c)
         },
       }),
     )
-  }
   const dec = iconv.getDecoder(encoding, { stripBOM: false })
+  const utf8 = new TextEncoder()
   return body.pipeThrough(
-    new TransformStream<Uint8Array, string>({
+    new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, ctl) {
         const c = strip(chunk)
         const s = dec.write(Buffer.from(c.buffer, c.byteOffset, c.byteLength))
-        if (s) ctl.enqueue(s)
+        if (s) ctl.enqueue(utf8.encode(s))
       },
       flush(ctl) {
         const s = dec.end()
-        if (s) ctl.enqueue(s)
+        if (s) ctl.enqueue(utf8.encode(s))
       },
     }),
   )
