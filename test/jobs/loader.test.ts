@@ -2,6 +2,7 @@
 // runner, into DataStore tables read back with datastore_search and xloader_status.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import ExcelJS from 'exceljs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jobKinds } from '../../src/jobs/kinds'
 import { drain, runOnce } from '../../src/jobs/runner'
@@ -123,6 +124,26 @@ describe('xloader job', () => {
     const res = await linked(t, admin, enc('a\tb\n1\tx\n2\ty\n'))
     await runJobs(t)
     expect((await search(t, res.id)).records).toMatchObject([{ a: 1, b: 'x' }, { a: 2, b: 'y' }])
+  })
+
+  it('loads only the first worksheet of an XLSX, with numbers and dates typed', async () => {
+    const wb = new ExcelJS.Workbook()
+    const first = wb.addWorksheet('data')
+    first.addRow(['count', 'ratio', 'when', 'label'])
+    first.addRow([3, 0.25, new Date(Date.UTC(2024, 0, 31, 12, 30)), 'x'])
+    first.addRow([4, 1.5, new Date(Date.UTC(2024, 1, 1)), 'y'])
+    const second = wb.addWorksheet('notes')
+    second.addRow(['other'])
+    second.addRow(['not loaded'])
+    const bytes = new Uint8Array(await wb.xlsx.writeBuffer())
+    const res = await uploaded(t, admin, 'book.xlsx', bytes, 'XLSX')
+    await runJobs(t)
+    const r = await search(t, res.id)
+    expect(types(r)).toEqual({ count: 'int4', ratio: 'numeric', when: 'timestamp', label: 'text' })
+    expect(r.records).toMatchObject([
+      { count: 3, ratio: 0.25, when: '2024-01-31T12:30:00', label: 'x' },
+      { count: 4, ratio: 1.5, when: '2024-02-01T00:00:00', label: 'y' },
+    ])
   })
 
   it('refuses duplicate and blank headers with a job error naming them', async () => {
