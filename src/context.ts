@@ -11,6 +11,7 @@ import type { DatastoreDb } from './datastore/store'
 import type { BlobStore } from './storage/blob-store'
 import type { JobQueue } from './jobs/job-queue'
 import type { Mailer } from './notify/mailer'
+import type { LoaderPorts } from './jobs/loader/ports'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -48,6 +49,8 @@ export interface Deps {
   jobs: JobQueue
   /** Outgoing e-mail (SMTP on Node); says "not configured" where there is none. */
   mailer: Mailer
+  /** What the loader job needs from the runtime (spreadsheets, DNS); absent parts degrade clearly. */
+  loader?: LoaderPorts
   /** Every action by name (help_show reads it). */
   actions: ReadonlyMap<string, ActionInfo>
 }

@@ -19,6 +19,7 @@ import { actions as taskStatus } from './task_status'
 import { actions as termTranslation } from './term_translation'
 import { actions as user } from './user'
 import { actions as vocabulary } from './vocabulary'
+import { actions as xloader } from './xloader'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyAction = Action<any, any>
@@ -47,5 +48,5 @@ export const registry = build([
   site, config, pkg, resource, group, organization, member, user, tag, vocabulary, datastore,
   follow, activity, dashboard,
   relationship, rating, taskStatus, termTranslation,
-  resourceView,
+  resourceView, xloader,
 ])

@@ -76,3 +76,17 @@ export async function requireCanReadTables(
       throw new NotAuthorized('Not authorized to read resource.')
   }
 }
+
+/**
+ * xloader_submit / xloader_status (and the datapusher_* aliases): ckanext-xloader's datastore
+ * auth, resource_update's rights on the resource named by resource_id (or id). A private
+ * dataset's load status is thus never shown to callers who may not edit it.
+ */
+export async function authorizeLoader(ctx: ActionContext, input: DataDict) {
+  const raw = input.resource_id ?? input.id
+  if (typeof raw !== 'string' || !raw) throw ValidationError.field('resource_id', 'Missing value')
+  const res = await findResource(ctx, raw)
+  if (!res) throw new NotFound('Resource was not found.')
+  if (!ctx.user && !ctx.ignoreAuth) throw new NotAuthorized(`User not authorized to edit resource ${res.id}`)
+  await requireCanEditTable(ctx, res)
+}

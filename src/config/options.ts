@@ -91,6 +91,9 @@ export const OPTIONS: OptionDef[] = [
   o('service.storage_path', 'string', './data/uploads', 'Directory of uploaded files on Node (keys such as resources/<id>/<file> below it).'),
   o('service.max_resource_size', 'int', 10, 'Largest accepted resource upload, in MB (CKAN: ckan.max_resource_size).'),
   o('service.max_image_size', 'int', 2, 'Largest accepted user/group/organization image, in MB (CKAN: ckan.max_image_size).'),
+  // Loader (ckanext-xloader's job, built in)
+  o('service.loader.allow_private_urls', 'bool', false, 'Let the loader fetch linked files from loopback, link-local and private addresses (off: refused, so the catalogue cannot probe its own network).'),
+  o('service.loader.max_content_length', 'int', 1_000_000_000, 'Largest linked file the loader fetches, in bytes (ckanext.xloader.max_content_length).'),
   // E-mail (CKAN's own keys, without a ckan. prefix)
   o('smtp.server', 'string', null, 'SMTP server as host or host:port (port 25 by default); unset: no e-mail is sent.'),
   o('smtp.starttls', 'bool', false, 'Require STARTTLS (fail when the server does not offer it); off: plain SMTP.'),

@@ -42,20 +42,14 @@ export function ftsStatements(id: string, columns: ColumnDef[], rebuild: boolean
   const t = quoteIdent(id)
   const fts = quoteIdent(n.fts)
   const cols = ftsColumns(columns)
-  const ins = `INSERT INTO ${fts} (rowid, ${cols.join(', ')}) VALUES (NEW._id, ${ftsValues(columns, 'NEW')});`
-  const del = `DELETE FROM ${fts} WHERE rowid = OLD._id;`
   const out = [
-    s(`DROP TRIGGER IF EXISTS ${quoteIdent(n.trigger('ins'))}`),
-    s(`DROP TRIGGER IF EXISTS ${quoteIdent(n.trigger('upd'))}`),
-    s(`DROP TRIGGER IF EXISTS ${quoteIdent(n.trigger('del'))}`),
+    ...dropFtsTriggerStatements(id),
     s(`DROP TABLE IF EXISTS ${fts}`),
     s(
       `CREATE VIRTUAL TABLE ${fts} USING fts5(${cols.join(', ')}, content='', ` +
         `contentless_delete=1, tokenize='${FTS_TOKENIZER}')`,
     ),
-    s(`CREATE TRIGGER ${quoteIdent(n.trigger('ins'))} AFTER INSERT ON ${t} BEGIN ${ins} END`),
-    s(`CREATE TRIGGER ${quoteIdent(n.trigger('upd'))} AFTER UPDATE ON ${t} BEGIN ${del} ${ins} END`),
-    s(`CREATE TRIGGER ${quoteIdent(n.trigger('del'))} AFTER DELETE ON ${t} BEGIN ${del} END`),
+    ...ftsTriggerStatements(id, columns),
   ]
   if (rebuild)
     out.push(
@@ -63,6 +57,26 @@ export function ftsStatements(id: string, columns: ColumnDef[], rebuild: boolean
     )
   return out
 }
+
+/** The triggers that keep table `id`'s full-text table in step (see ftsStatements). */
+export function ftsTriggerStatements(id: string, columns: ColumnDef[]): RawStatement[] {
+  const n = internalNames(id)
+  const t = quoteIdent(id)
+  const fts = quoteIdent(n.fts)
+  const cols = ftsColumns(columns)
+  const ins = `INSERT INTO ${fts} (rowid, ${cols.join(', ')}) VALUES (NEW._id, ${ftsValues(columns, 'NEW')});`
+  const del = `DELETE FROM ${fts} WHERE rowid = OLD._id;`
+  return [
+    s(`CREATE TRIGGER ${quoteIdent(n.trigger('ins'))} AFTER INSERT ON ${t} BEGIN ${ins} END`),
+    s(`CREATE TRIGGER ${quoteIdent(n.trigger('upd'))} AFTER UPDATE ON ${t} BEGIN ${del} ${ins} END`),
+    s(`CREATE TRIGGER ${quoteIdent(n.trigger('del'))} AFTER DELETE ON ${t} BEGIN ${del} END`),
+  ]
+}
+
+export const dropFtsTriggerStatements = (id: string): RawStatement[] =>
+  (['ins', 'upd', 'del'] as const).map((op) =>
+    s(`DROP TRIGGER IF EXISTS ${quoteIdent(internalNames(id).trigger(op))}`),
+  )
 
 const columnSql = (c: ColumnDef) => `${quoteIdent(c.id)} ${c.type.sqlType}`
 

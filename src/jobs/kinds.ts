@@ -1,8 +1,9 @@
 // The catalogue's job kinds (kind → payload schema and handler): what the queue accepts and runners run.
 import type { Deps } from '../context'
 import { JobKinds, type JobKind } from './job-kinds'
+import { xloaderJob } from './xloader'
 
 /** Every kind, in one list; a new kind is defined in its own file and added here. */
-const KINDS: JobKind<Deps>[] = []
+const KINDS: JobKind<Deps>[] = [xloaderJob as JobKind<Deps>]
 
 export const jobKinds = new JobKinds<Deps>(KINDS)

@@ -7,6 +7,7 @@ import { isMissing, MISSING } from '../validation/fields'
 import { activityRow } from './activity'
 import { changeRow } from './changes'
 import { resourceDefaultViews } from './default-views'
+import { loadOnResourceWrite } from '../jobs/loader/enqueue'
 import { loadPackage, packageDict, type PackageDict, type PackageRow } from './package'
 import { runWrite } from './package-write'
 import { checkResource } from './package-validate'
@@ -98,7 +99,8 @@ export async function saveResource(
   const others = dict.resources.filter((r) => r.id !== row.id)
   const list = [...others, shown].sort((a, b) => (a.position as number) - (b.position as number))
   const views = resourceDefaultViews(ctx, before, shown)
-  await commitDatasetChange(ctx, pkg, dict, list, now, [stmt, ...views])
+  const load = loadOnResourceWrite(ctx, before, shown)
+  await commitDatasetChange(ctx, pkg, dict, list, now, [stmt, ...views, ...load])
   await syncResourceFile(ctx, existing, row, res.upload)
   return resourceToDict(row, siteUrl)
 }

@@ -17,6 +17,7 @@ import type { JobKinds } from '../jobs/job-kinds'
 import { jobKinds } from '../jobs/kinds'
 import { notConfiguredMailer, type Mailer } from '../notify/mailer'
 import { ensureRegistry } from '../datastore/registry'
+import type { LoaderPorts } from '../jobs/loader/ports'
 
 export interface BuildOptions {
   /** A cheap way to read the newest change-log seq (see LogChangeFeed). */
@@ -32,6 +33,8 @@ export interface BuildOptions {
   blobs?: BlobStore
   /** Outgoing mail (runtime/node-mailer.ts); default: none. */
   mailer?: Mailer
+  /** The loader's spreadsheet reader and resolver (runtime/node-loader.ts); default: none. */
+  loader?: LoaderPorts
   /** The job kinds the queue accepts; default: every kind of src/jobs/kinds.ts. */
   jobKinds?: JobKinds<Deps>
 }
@@ -60,6 +63,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     blobs: opts.blobs ?? notConfiguredBlobStore(),
     jobs: libsqlJobQueue(db.$client, { now, newId, kinds: opts.jobKinds ?? jobKinds }),
     mailer: opts.mailer ?? notConfiguredMailer(),
+    loader: opts.loader,
     actions: registry,
   }
   return { ...services, search: new MemorySearchService(services, opts.search) }

@@ -9,6 +9,7 @@ import { datastoreUrl, openDatastore } from './node-datastore'
 import { nodeBlobStore } from './node-blob-store'
 import { nodeMailer } from './node-mailer'
 import { nodeJobRunner } from './node-job-runner'
+import { nodeLoaderPorts } from './node-loader'
 import { jobKinds } from '../jobs/kinds'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
@@ -42,6 +43,7 @@ const deps = buildDeps(config, db, {
   datastore,
   blobs: nodeBlobStore(config.str('service.storage_path')),
   mailer: nodeMailer(config),
+  loader: nodeLoaderPorts(),
   jobKinds,
 })
 await warmUp(deps)

@@ -632,12 +632,14 @@ describe('datastore_create: the resource parameter', () => {
     expect(neither.body.error).toEqual(fail('resource_id', 'resource_id or resource required'))
   })
 
-  it('needs the DataPusher for a resource with a url', async () => {
+  it('creates a resource with a url and leaves its table to the loader', async () => {
     const ds = await t.make.dataset(admin)
     const resource = { package_id: ds.id, url: 'http://x/a.csv' }
     const res = await t.call('datastore_create', { resource }, admin)
-    expect(res.status).toBe(409)
-    expect(res.body.error).toEqual(fail('resource', 'The datapusher has to be enabled.'))
+    expect(res.status).toBe(200)
+    const id = res.body.result.resource_id
+    expect(res.body.result.resource).toMatchObject({ id, url: 'http://x/a.csv' })
+    expect((await t.ok('xloader_status', { resource_id: id }, admin)).status).toBe('pending')
   })
 
   it('refuses an unknown resource_id', async () => {

@@ -9,6 +9,7 @@ import { openCatalogDb } from '../../src/runtime/node-db'
 import { datastoreUrl, openClientDatastore, openDatastore } from '../../src/runtime/node-datastore'
 import { nodeBlobStore } from '../../src/runtime/node-blob-store'
 import { nodeMailer } from '../../src/runtime/node-mailer'
+import { nodeLoaderPorts } from '../../src/runtime/node-loader'
 import type { JobKinds } from '../../src/jobs/job-kinds'
 import type { Deps } from '../../src/context'
 import type { DatastoreDb } from '../../src/datastore/store'
@@ -65,6 +66,7 @@ export async function setup(
     datastore,
     blobs: nodeBlobStore(join(dirname(file), 'uploads')),
     mailer: nodeMailer(config),
+    loader: nodeLoaderPorts(),
     jobKinds: opts.jobKinds,
   })
   await warmUp(deps)

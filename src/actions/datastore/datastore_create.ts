@@ -16,6 +16,7 @@ import { dsList, resourceIdOf, toList } from '../../datastore/params'
 import { checkRecordList } from '../../datastore/records'
 import { isValidTableName } from '../../datastore/ident'
 import { ckanBool, field, fail, MISSING } from '../../validation/fields'
+import { loadJobStatements, needsLoad } from '../../jobs/loader/enqueue'
 
 const fieldItem = z.looseObject({
   id: field((v) => (typeof v === 'string' && v !== '' ? v : fail(MISSING))),
@@ -100,8 +101,18 @@ named by the resource id, and the resource's datastore_active flag is set.
     delete out.records
     delete out.id
     let id: string
+    if (p.resource?.url) {
+      // ckan: with a file to load the resource is created as given and the loader fills the
+      // table (resource_create enqueues it); the answer is the request with the new resource
+      const created = (await invoke({ ...ctx, ignoreAuth: true }, resourceCreate, p.resource)) as Record<
+        string,
+        unknown
+      >
+      // a format the loader does not list: the job says so in xloader_status
+      if (!needsLoad(undefined, created)) await ctx.writer.write(loadJobStatements(ctx, String(created.id)))
+      return { ...out, resource: { ...p.resource, ...created }, resource_id: created.id, method: 'insert' }
+    }
     if (p.resource) {
-      if (p.resource.url) throw ValidationError.field('resource', 'The datapusher has to be enabled.')
       const created = (await invoke(
         { ...ctx, ignoreAuth: true },
         resourceCreate,

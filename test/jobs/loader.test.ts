@@ -1,0 +1,311 @@
+// The loader job end to end: files from a loopback server or the blob store, through the job
+// runner, into DataStore tables read back with datastore_search and xloader_status.
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import ExcelJS from 'exceljs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { jobKinds } from '../../src/jobs/kinds'
+import { drain, runOnce } from '../../src/jobs/runner'
+import { setup, type Caller, type TestEnv } from '../helpers/setup'
+
+/** Files served on loopback by path; a gate holds a response after its first part. */
+interface Served {
+  body: Uint8Array
+  type?: string
+  gate?: { after: number; open: Promise<void> }
+}
+const files = new Map<string, Served>()
+let server: Server
+let base = ''
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const f = files.get(req.url ?? '')
+    if (!f) {
+      res.writeHead(404).end()
+      return
+    }
+    res.writeHead(200, { 'content-type': f.type ?? 'text/csv' })
+    if (f.gate) {
+      res.write(f.body.subarray(0, f.gate.after))
+      await f.gate.open
+      res.end(f.body.subarray(f.gate.after))
+    } else res.end(f.body)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+afterAll(() => new Promise<void>((r) => server.close(() => r())))
+
+const enc = (s: string) => new TextEncoder().encode(s)
+let n = 0
+
+async function linked(t: TestEnv, as: Caller, body: Uint8Array, format = 'CSV', fields = {}) {
+  const path = `/f${++n}.${format.toLowerCase()}`
+  files.set(path, { body })
+  const ds = await t.make.dataset(as)
+  return t.ok('resource_create', { package_id: ds.id, url: base + path, format, ...fields }, as)
+}
+
+async function uploaded(t: TestEnv, as: Caller, name: string, body: Uint8Array, format: string) {
+  const ds = await t.make.dataset(as)
+  const id = crypto.randomUUID()
+  await t.deps.blobs.put(`resources/${id}/${name}`, body)
+  return t.ok(
+    'resource_create',
+    {
+      package_id: ds.id,
+      id,
+      url: `http://test.ckan.net/dataset/${ds.id}/resource/${id}/download/${name}`,
+      url_type: 'upload',
+      format,
+    },
+    as,
+  )
+}
+
+const runJobs = (t: TestEnv) => drain(t.deps.jobs, jobKinds, t.deps)
+
+async function search(t: TestEnv, id: string, extra = {}) {
+  return t.ok('datastore_search', { resource_id: id, sort: '_id', ...extra })
+}
+
+const types = (r: { fields: { id: string; type: string }[] }) =>
+  Object.fromEntries(r.fields.filter((f) => f.id !== '_id').map((f) => [f.id, f.type]))
+
+describe('xloader job', () => {
+  let t: TestEnv
+  let admin: Caller
+  beforeAll(async () => {
+    t = await setup({ 'service.loader.allow_private_urls': 'true' })
+    admin = await t.make.sysadmin()
+  })
+
+  it('loads a linked comma CSV with guessed types and reports it in xloader_status', async () => {
+    const csv = 'id,price,day,at,name,zip\n1,2.5,2024-01-31,2024-01-31 10:00:00,alpha,007\n2,-3,2024-02-01,2024-02-01T11:30:00,beta,010\n'
+    const res = await linked(t, admin, enc(csv))
+    expect((await t.ok('xloader_status', { resource_id: res.id }, admin)).status).toBe('pending')
+    const ranOut = await runJobs(t)
+    expect(ranOut.ran).toBe(1)
+    const r = await search(t, res.id)
+    expect(types(r)).toEqual({ id: 'int4', price: 'numeric', day: 'date', at: 'timestamp', name: 'text', zip: 'text' })
+    expect(r.records.map((x: Record<string, unknown>) => [x.id, x.name, x.zip])).toEqual([
+      [1, 'alpha', '007'],
+      [2, 'beta', '010'],
+    ])
+    const st = await t.ok('xloader_status', { resource_id: res.id }, admin)
+    expect(st).toMatchObject({ status: 'complete', rows_loaded: 2, error: null })
+    expect(st.task_info).toMatchObject({ status: 'finished', rows_loaded: 2 })
+    const shown = await t.ok('resource_show', { id: res.id })
+    expect(shown.datastore_active).toBe(true)
+    const views = await t.ok('resource_view_list', { id: res.id })
+    expect(views.map((v: { view_type: string }) => v.view_type)).toContain('recline_view')
+  })
+
+  it('reads an uploaded Latin-1 file with semicolons', async () => {
+    const latin1 = Uint8Array.from([...'name;city\nRen'].map((c) => c.charCodeAt(0)).concat(
+      [0xe9, ...[...';Z'].map((c) => c.charCodeAt(0)), 0xfc, ...[...'rich\n'].map((c) => c.charCodeAt(0))],
+    ))
+    const res = await uploaded(t, admin, 'people.csv', latin1, 'CSV')
+    await runJobs(t)
+    expect((await search(t, res.id)).records).toMatchObject([{ name: 'René', city: 'Zürich' }])
+  })
+
+  it('reads a TSV with a byte-order mark and newlines inside quotes', async () => {
+    const tsv = '\ufeffkey\tnote\n1\t"two\nlines"\n2\tplain\n'
+    const res = await uploaded(t, admin, 'notes.tsv', enc(tsv), 'TSV')
+    await runJobs(t)
+    const r = await search(t, res.id)
+    expect(types(r)).toEqual({ key: 'int4', note: 'text' })
+    expect(r.records.map((x: Record<string, unknown>) => x.note)).toEqual(['two\nlines', 'plain'])
+  })
+
+  it('finds the tab delimiter of a linked CSV by itself', async () => {
+    const res = await linked(t, admin, enc('a\tb\n1\tx\n2\ty\n'))
+    await runJobs(t)
+    expect((await search(t, res.id)).records).toMatchObject([{ a: 1, b: 'x' }, { a: 2, b: 'y' }])
+  })
+
+  it('loads only the first worksheet of an XLSX, with numbers and dates typed', async () => {
+    const wb = new ExcelJS.Workbook()
+    const first = wb.addWorksheet('data')
+    first.addRow(['count', 'ratio', 'when', 'label'])
+    first.addRow([3, 0.25, new Date(Date.UTC(2024, 0, 31, 12, 30)), 'x'])
+    first.addRow([4, 1.5, new Date(Date.UTC(2024, 1, 1)), 'y'])
+    const second = wb.addWorksheet('notes')
+    second.addRow(['other'])
+    second.addRow(['not loaded'])
+    const bytes = new Uint8Array(await wb.xlsx.writeBuffer())
+    const res = await uploaded(t, admin, 'book.xlsx', bytes, 'XLSX')
+    await runJobs(t)
+    const r = await search(t, res.id)
+    expect(types(r)).toEqual({ count: 'int4', ratio: 'numeric', when: 'timestamp', label: 'text' })
+    expect(r.records).toMatchObject([
+      { count: 3, ratio: 0.25, when: '2024-01-31T12:30:00', label: 'x' },
+      { count: 4, ratio: 1.5, when: '2024-02-01T00:00:00', label: 'y' },
+    ])
+  })
+
+  it('refuses duplicate and blank headers with a job error naming them', async () => {
+    const dup = await linked(t, admin, enc('a,b,A\n1,2,3\n'))
+    const blank = await linked(t, admin, enc('a,,c\n1,2,3\n'))
+    await runJobs(t)
+    const d = await t.ok('xloader_status', { resource_id: dup.id }, admin)
+    expect(d.status).toBe('error')
+    expect(d.error.message).toBe('Duplicate column headers are not supported: "A"')
+    const b = await t.ok('xloader_status', { resource_id: blank.id }, admin)
+    expect(b.error.message).toBe('Blank column headers are not supported: column 2')
+    const ds = await t.call('datastore_search', { resource_id: dup.id })
+    expect(ds.status).toBe(404)
+  })
+
+  it('types a column as text when a value past the sample does not fit its guess', async () => {
+    const lines = ['n,v']
+    for (let i = 0; i < 7000; i++) lines.push(`${i},${i === 6500 ? 'n/a' : i}`)
+    const res = await linked(t, admin, enc(lines.join('\n')))
+    await runJobs(t)
+    const r = await search(t, res.id, { limit: 1, offset: 6500 })
+    expect(types(r)).toEqual({ n: 'int4', v: 'text' })
+    expect(r.total).toBe(7000)
+    expect(r.records[0]).toMatchObject({ n: 6500, v: 'n/a' })
+  })
+
+  it('honours type_override on the next load and keeps the data dictionary', async () => {
+    const res = await linked(t, admin, enc('code,label\n1,a\n2,b\n'))
+    await runJobs(t)
+    expect(types(await search(t, res.id))).toEqual({ code: 'int4', label: 'text' })
+    await t.ok(
+      'datastore_create',
+      {
+        resource_id: res.id,
+        force: true,
+        fields: [
+          { id: 'code', info: { type_override: 'text', label: 'Code' } },
+          { id: 'label', info: { type_override: 'numeric' } },
+        ],
+      },
+      admin,
+    )
+    expect(await t.ok('xloader_submit', { resource_id: res.id }, admin)).toBe(true)
+    await runJobs(t)
+    const st = await t.ok('xloader_status', { resource_id: res.id }, admin)
+    // "a" does not fit the override numeric: the load fails and says why, old rows stay
+    expect(st.status).toBe('error')
+    expect(st.error.message).toContain('column "label"')
+    expect((await search(t, res.id)).total).toBe(2)
+    await t.ok(
+      'datastore_create',
+      { resource_id: res.id, force: true, fields: [{ id: 'code', info: { type_override: 'text', label: 'Code' } }, { id: 'label', info: {} }] },
+      admin,
+    )
+    await t.ok('xloader_submit', { resource_id: res.id }, admin)
+    await runJobs(t)
+    const r = await search(t, res.id)
+    expect(r.fields.find((f: { id: string }) => f.id === 'code')).toEqual({
+      id: 'code',
+      type: 'text',
+      info: { type_override: 'text', label: 'Code' },
+    })
+    expect(r.records.map((x: Record<string, unknown>) => x.code)).toEqual(['1', '2'])
+  })
+
+  it('keeps the old rows visible until the new load is complete', async () => {
+    const res = await linked(t, admin, enc('k,v\n1,old\n2,old\n'))
+    await runJobs(t)
+    const lines = ['k,v']
+    for (let i = 0; i < 12000; i++) lines.push(`${i},new`)
+    const body = enc(lines.join('\n') + '\n')
+    let release!: () => void
+    const path = new URL(res.url).pathname
+    files.set(path, { body, gate: { after: Math.floor(body.length * 0.9), open: new Promise((r) => (release = r)) } })
+    await t.ok('xloader_submit', { resource_id: res.id }, admin)
+    const job = runOnce(t.deps.jobs, jobKinds, t.deps)
+    // wait until rows sit in the shadow table, i.e. batches were written
+    for (let i = 0; i < 200; i++) {
+      const { rows } = await t.deps.datastore!.query(
+        `SELECT count(*) FROM sqlite_schema WHERE name = ?`,
+        [`_load_${res.id}`],
+      )
+      if (Number(rows[0]![0]) > 0) {
+        const c = await t.deps.datastore!.query(`SELECT count(*) FROM "_load_${res.id}"`)
+        if (Number(c.rows[0]![0]) > 0) break
+      }
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const during = await search(t, res.id)
+    expect(during.total).toBe(2)
+    expect(during.records[0].v).toBe('old')
+    release()
+    expect((await job).status).toBe('finished')
+    const after = await search(t, res.id, { q: 'new' })
+    expect(after.total).toBe(12000)
+    expect((await search(t, res.id, { filters: { v: 'old' } })).total).toBe(0)
+  })
+
+  it('loads the file of a datastore_create with resource.url', async () => {
+    const path = `/dc${++n}.csv`
+    files.set(path, { body: enc('x\n1\n') })
+    const ds = await t.make.dataset(admin)
+    const out = await t.ok('datastore_create', { resource: { package_id: ds.id, url: base + path, format: 'CSV' } }, admin)
+    expect(out.resource_id).toBeTruthy()
+    const queued = await t.deps.jobs.list()
+    expect(queued.map((j) => (j.payload as { resource_id: string }).resource_id)).toContain(out.resource_id)
+    await runJobs(t)
+    expect((await search(t, out.resource_id)).records).toMatchObject([{ x: 1 }])
+  })
+
+  it('queues no load for a format it does not read, and again when the URL changes', async () => {
+    const ds = await t.make.dataset(admin)
+    const res = await t.ok('resource_create', { package_id: ds.id, url: base + '/x.json', format: 'JSON' }, admin)
+    expect((await t.call('xloader_status', { resource_id: res.id }, admin)).status).toBe(404)
+    await t.ok('resource_patch', { id: res.id, format: 'CSV', url: base + '/nothing-here.csv' }, admin)
+    expect((await t.ok('xloader_status', { resource_id: res.id }, admin)).status).toBe('pending')
+    await runJobs(t)
+    const st = await t.ok('xloader_status', { resource_id: res.id }, admin)
+    expect(st.error.message).toContain('HTTP 404')
+  })
+})
+
+describe('xloader_submit and xloader_status', () => {
+  let t: TestEnv
+  let admin: Caller
+  beforeAll(async () => {
+    t = await setup()
+    admin = await t.make.sysadmin()
+  })
+
+  it('refuses a loopback URL by default', async () => {
+    const res = await linked(t, admin, enc('a\n1\n'))
+    await runJobs(t)
+    const st = await t.ok('xloader_status', { resource_id: res.id }, admin)
+    expect(st.status).toBe('error')
+    expect(st.error.message).toMatch(/^Refusing to fetch http:\/\/127\.0\.0\.1:\d+: it is a loopback/)
+  })
+
+  it('answers 404 for an unknown resource and asks for resource_id', async () => {
+    const r = await t.call('xloader_status', { resource_id: 'nope' }, admin)
+    expect(r.status).toBe(404)
+    expect(r.body.error.__type).toBe('Not Found Error')
+    const s = await t.call('xloader_submit', {}, admin)
+    expect(s.status).toBe(409)
+    expect(s.body.error).toMatchObject({ __type: 'Validation Error', resource_id: ['Missing value'] })
+  })
+
+  it("hides a private dataset's status from callers who may not edit it", async () => {
+    const owner = await t.make.user()
+    const org = await t.ok('organization_create', { name: `org-${crypto.randomUUID().slice(0, 8)}` }, owner)
+    const ds = await t.make.dataset(owner, { owner_org: org.id, private: true })
+    const res = await t.ok('resource_create', { package_id: ds.id, url: 'http://example.com/a.csv', format: 'CSV' }, owner)
+    const stranger = await t.make.user()
+    for (const as of [stranger, null]) {
+      for (const action of ['xloader_status', 'xloader_submit', 'datapusher_status', 'datapusher_submit']) {
+        const r = await t.call(action, { resource_id: res.id }, as)
+        expect(r.status, action).toBe(403)
+        expect(r.body.error.__type).toBe('Authorization Error')
+      }
+    }
+    const st = await t.ok('datapusher_status', { resource_id: res.id }, owner)
+    expect(st).toMatchObject({ status: 'pending', job_key: null })
+    expect(await t.ok('datapusher_submit', { resource_id: res.id }, owner)).toBe(true)
+  })
+})
