@@ -126,3 +126,36 @@ export async function drain<D>(
       return { ran, last: outcome }
   }
 }
+
+/**
+ * Runs jobs until none is waiting, a limit is reached or the queue fails, like drain(), but with
+ * services of their own for every job: `open()` is called before each claim (a Workers scheduled
+ * event, where no I/O object may outlive the job it served). Returns the number of jobs run.
+ */
+export async function drainEach<D extends { jobs: JobQueue }>(
+  open: () => Promise<D>,
+  kinds: JobKinds<D>,
+  opts: DrainOptions = {},
+): Promise<{ ran: number; last: RunOutcome }> {
+  const started = Date.now()
+  let ran = 0
+  let last: RunOutcome = { status: 'idle' }
+  for (;;) {
+    if (opts.stopped?.()) return { ran, last }
+    let deps: D
+    try {
+      deps = await open()
+    } catch (error) {
+      last = { status: 'error', error }
+      opts.onOutcome?.(last)
+      return { ran, last }
+    }
+    const outcome = (last = await runOnce(deps.jobs, kinds, deps, opts))
+    if (outcome.status === 'idle') return { ran, last }
+    if (outcome.job) ran++
+    opts.onOutcome?.(outcome)
+    if (outcome.status === 'error') return { ran, last }
+    if (opts.maxJobs !== undefined && ran >= opts.maxJobs) return { ran, last }
+    if (opts.budgetMs !== undefined && Date.now() - started >= opts.budgetMs) return { ran, last }
+  }
+}
