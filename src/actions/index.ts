@@ -6,6 +6,7 @@ import { actions as dashboard } from './dashboard'
 import { actions as datastore } from './datastore'
 import { actions as follow } from './follow'
 import { actions as group } from './group'
+import { actions as job } from './job'
 import { actions as member } from './member'
 import { actions as organization } from './organization'
 import { actions as pkg } from './package'
@@ -49,4 +50,5 @@ export const registry = build([
   follow, activity, dashboard,
   relationship, rating, taskStatus, termTranslation,
   resourceView, xloader,
+  job,
 ])

@@ -94,6 +94,12 @@ export const OPTIONS: OptionDef[] = [
   // Loader (ckanext-xloader's job, built in)
   o('service.loader.allow_private_urls', 'bool', false, 'Let the loader fetch linked files from loopback, link-local and private addresses (off: refused, so the catalogue cannot probe its own network).'),
   o('service.loader.max_content_length', 'int', 1_000_000_000, 'Largest linked file the loader fetches, in bytes (ckanext.xloader.max_content_length).'),
+  // Background jobs (Node runners: the server's own and `npm run worker`; the Worker's Cron Trigger)
+  o('service.jobs.concurrency', 'int', 1, 'Jobs the Node server runs at once in its own process; 0: none (run `npm run worker` instead). `npm run worker` runs this many too (at least 1).'),
+  o('service.jobs.queues', 'list', ['default'], 'Queues the runners take jobs from (oldest job first across them).'),
+  o('service.jobs.lease_seconds', 'int', 300, 'How long a claimed job stays with its runner without a renewal (renewed every half of it); a dead runner\'s job runs again once it expires.'),
+  o('service.jobs.poll_ms', 'int', 1000, 'Pause of a Node runner between polls of an empty queue.'),
+  o('service.jobs.cron_budget_seconds', 'int', 25, 'Workers: how long one Cron Trigger run keeps claiming jobs.'),
   // E-mail (CKAN's own keys, without a ckan. prefix)
   o('smtp.server', 'string', null, 'SMTP server as host or host:port (port 25 by default); unset: no e-mail is sent.'),
   o('smtp.starttls', 'bool', false, 'Require STARTTLS (fail when the server does not offer it); off: plain SMTP.'),

@@ -71,7 +71,10 @@ export interface JobQueue {
   /** Jobs oldest first; by default the queued ones of every queue (CKAN's job_list). */
   list(opts?: { queues?: string[]; status?: JobStatus[] }): Promise<Job[]>
   show(id: string): Promise<Job | undefined>
-  /** Deletes a job that is still queued; false when there is none (running, done, or unknown). */
+  /**
+   * Deletes a job that is not running (queued, finished or failed: CKAN's job_cancel deletes the
+   * job whatever RQ still holds of it); false when there is none or a runner holds it.
+   */
   cancel(id: string): Promise<boolean>
   /**
    * Deletes the queued jobs of these queues (of every queue without them) and returns the names
@@ -109,15 +112,19 @@ export function addMs(iso: string, ms: number): string {
   return new Date(t + ms).toISOString().slice(0, 23) + '000'
 }
 
-function checkQueue(queue: unknown): string {
+/** Whether a queue may have this name: 1 to 100 characters, no control characters. */
+export function isQueueName(queue: unknown): queue is string {
   // eslint-disable-next-line no-control-regex
-  if (
-    typeof queue !== 'string' ||
-    !queue ||
-    queue.length > 100 ||
-    /[\u0000-\u001f\u007f]/.test(queue)
+  return (
+    typeof queue === 'string' &&
+    queue.length > 0 &&
+    queue.length <= 100 &&
+    !/[\u0000-\u001f\u007f]/.test(queue)
   )
-    throw new TypeError(`Invalid queue name ${JSON.stringify(queue)}`)
+}
+
+function checkQueue(queue: unknown): string {
+  if (!isQueueName(queue)) throw new TypeError(`Invalid queue name ${JSON.stringify(queue)}`)
   return queue
 }
 
@@ -305,7 +312,7 @@ export function libsqlJobQueue(client: Client, deps: JobQueueDeps): JobQueue {
     },
 
     async cancel(id) {
-      const rs = await exec(`DELETE FROM job WHERE id = ? AND status = 'queued'`, [id])
+      const rs = await exec(`DELETE FROM job WHERE id = ? AND status <> 'running'`, [id])
       return rs.rowsAffected > 0
     },
 

@@ -1,4 +1,5 @@
 // Runs queued jobs: claim one, run its kind's handler, record the outcome (portable; Node polls with it).
+import type { Config } from '../config/load'
 import { DEFAULT_QUEUE, type ClaimedJob, type JobQueue } from './job-queue'
 import type { JobKinds } from './job-kinds'
 
@@ -20,6 +21,23 @@ export type RunOutcome =
   | { status: 'error'; job?: ClaimedJob; error: unknown }
 
 export const DEFAULT_LEASE_MS = 5 * 60_000
+
+/** The runner settings of the service.jobs.* options (every runtime's runners read the same). */
+export function runOptionsFrom(config: Config): Required<RunOptions> & {
+  pollMs: number
+  concurrency: number
+} {
+  const queues = config.list('service.jobs.queues')
+  const seconds = config.int('service.jobs.lease_seconds')
+  const pollMs = config.int('service.jobs.poll_ms')
+  const concurrency = config.int('service.jobs.concurrency')
+  return {
+    queues: queues.length ? queues : [DEFAULT_QUEUE],
+    leaseMs: seconds > 0 ? seconds * 1000 : DEFAULT_LEASE_MS,
+    pollMs: pollMs > 0 ? pollMs : 1000,
+    concurrency: concurrency > 0 ? concurrency : 0,
+  }
+}
 
 /**
  * Claims one job and runs it. The handler's result finishes the job; a throw (or an unknown
@@ -79,6 +97,8 @@ export interface DrainOptions extends RunOptions {
   budgetMs?: number
   /** Called with every outcome but 'idle'. */
   onOutcome?: (outcome: RunOutcome) => void
+  /** Asked before each claim: true stops the drain (a runner that is shutting down). */
+  stopped?: () => boolean
 }
 
 /**
@@ -93,8 +113,10 @@ export async function drain<D>(
 ): Promise<{ ran: number; last: RunOutcome }> {
   const started = Date.now()
   let ran = 0
+  let last: RunOutcome = { status: 'idle' }
   for (;;) {
-    const outcome = await runOnce(queue, kinds, deps, opts)
+    if (opts.stopped?.()) return { ran, last }
+    const outcome = (last = await runOnce(queue, kinds, deps, opts))
     if (outcome.status === 'idle') return { ran, last: outcome }
     if (outcome.job) ran++
     opts.onOutcome?.(outcome)
@@ -102,5 +124,38 @@ export async function drain<D>(
     if (opts.maxJobs !== undefined && ran >= opts.maxJobs) return { ran, last: outcome }
     if (opts.budgetMs !== undefined && Date.now() - started >= opts.budgetMs)
       return { ran, last: outcome }
+  }
+}
+
+/**
+ * Runs jobs until none is waiting, a limit is reached or the queue fails, like drain(), but with
+ * services of their own for every job: `open()` is called before each claim (a Workers scheduled
+ * event, where no I/O object may outlive the job it served). Returns the number of jobs run.
+ */
+export async function drainEach<D extends { jobs: JobQueue }>(
+  open: () => Promise<D>,
+  kinds: JobKinds<D>,
+  opts: DrainOptions = {},
+): Promise<{ ran: number; last: RunOutcome }> {
+  const started = Date.now()
+  let ran = 0
+  let last: RunOutcome = { status: 'idle' }
+  for (;;) {
+    if (opts.stopped?.()) return { ran, last }
+    let deps: D
+    try {
+      deps = await open()
+    } catch (error) {
+      last = { status: 'error', error }
+      opts.onOutcome?.(last)
+      return { ran, last }
+    }
+    const outcome = (last = await runOnce(deps.jobs, kinds, deps, opts))
+    if (outcome.status === 'idle') return { ran, last }
+    if (outcome.job) ran++
+    opts.onOutcome?.(outcome)
+    if (outcome.status === 'error') return { ran, last }
+    if (opts.maxJobs !== undefined && ran >= opts.maxJobs) return { ran, last }
+    if (opts.budgetMs !== undefined && Date.now() - started >= opts.budgetMs) return { ran, last }
   }
 }

@@ -8,6 +8,8 @@ export interface NodeJobRunnerOptions extends RunOptions {
   pollMs?: number
   /** Every outcome but 'idle'; by default failures and queue errors go to console.error. */
   onOutcome?: (outcome: RunOutcome) => void
+  /** Polling keeps the process alive until stop() (a worker process); default: it does not. */
+  keepAlive?: boolean
 }
 
 export interface NodeJobRunner {
@@ -47,7 +49,7 @@ export function nodeJobRunner<D>(
     if (!started) return
     if (timer) clearTimeout(timer)
     timer = setTimeout(tick, ms)
-    timer.unref?.() // polling alone must not keep the process alive
+    if (!opts.keepAlive) timer.unref?.() // in a server, polling alone must not keep the process alive
   }
 
   function tick() {
@@ -59,7 +61,8 @@ export function nodeJobRunner<D>(
     active = (async () => {
       do {
         again = false
-        await drain(queue, kinds, deps, { ...opts, onOutcome })
+        // stop() lets the job in hand finish but claims no other
+        await drain(queue, kinds, deps, { ...opts, onOutcome, stopped: () => !started })
       } while (again && started)
     })()
       .catch((e: unknown) => onOutcome({ status: 'error', error: e }))
@@ -85,6 +88,38 @@ export function nodeJobRunner<D>(
       if (!started) return
       if (active) again = true
       else schedule(0)
+    },
+    get running() {
+      return started
+    },
+  }
+}
+
+/**
+ * `concurrency` runners over one queue (each claim is atomic, so they never share a job): up to
+ * that many jobs run at once. Concurrency 0 gives a pool that never runs anything.
+ */
+export function nodeJobRunners<D>(
+  queue: JobQueue,
+  kinds: JobKinds<D>,
+  deps: D,
+  opts: NodeJobRunnerOptions & { concurrency: number },
+): NodeJobRunner {
+  const runners = Array.from({ length: Math.max(0, opts.concurrency) }, () =>
+    nodeJobRunner(queue, kinds, deps, opts),
+  )
+  let started = false
+  return {
+    start() {
+      started = runners.length > 0
+      for (const r of runners) r.start()
+    },
+    async stop() {
+      started = false
+      await Promise.all(runners.map((r) => r.stop()))
+    },
+    wake() {
+      for (const r of runners) r.wake()
     },
     get running() {
       return started

@@ -8,8 +8,9 @@ import { isWriteActionRequest, openReplicaCatalogDb } from './node-replica'
 import { datastoreUrl, openDatastore } from './node-datastore'
 import { nodeBlobStore } from './node-blob-store'
 import { nodeMailer } from './node-mailer'
-import { nodeJobRunner } from './node-job-runner'
+import { nodeJobRunners } from './node-job-runner'
 import { nodeLoaderPorts } from './node-loader'
+import { runOptionsFrom } from '../jobs/runner'
 import { jobKinds } from '../jobs/kinds'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
@@ -80,8 +81,9 @@ console.log(`Listening on http://localhost:${port} (${source})`)
 // Load (or build) the search index now, so the first package_search does not wait for it.
 deps.search.ready().catch((e) => console.error('search index load failed', e))
 
-// Background jobs run in this process, one at a time, polling the queue in the catalogue database.
-const jobs = nodeJobRunner(deps.jobs, jobKinds, deps)
+// Background jobs run in this process (service.jobs.concurrency at a time; 0: only in a separate
+// `npm run worker`), polling the queue in the catalogue database.
+const jobs = nodeJobRunners(deps.jobs, jobKinds, deps, runOptionsFrom(config))
 jobs.start()
 
 const stop = () => {

@@ -3,7 +3,7 @@ import { createClient, type Client } from '@libsql/client/web'
 import { drizzle } from 'drizzle-orm/libsql/web'
 import type { ExecutionContext } from 'hono'
 import { createApp, type App } from '../app'
-import { loadConfig } from '../config/load'
+import { loadConfig, type Config } from '../config/load'
 import { schema } from '../db/schema'
 import type { Deps } from '../context'
 import { clientExecutor, clientReader } from '../db/executor'
@@ -17,6 +17,7 @@ import {
 } from '../datastore/client-store'
 import { libsqlJobQueue } from '../jobs/job-queue'
 import { jobKinds } from '../jobs/kinds'
+import { drainEach, runOptionsFrom, type RunOutcome } from '../jobs/runner'
 import { directWriter } from '../model/write-batcher'
 import { MemorySearchService } from '../search/service'
 import { notConfiguredBlobStore } from '../storage/blob-store'
@@ -43,9 +44,9 @@ function settings(env: WorkerEnv): Record<string, string | undefined> {
  * DataStore) is made anew for each request: workerd lets no request use, await or settle
  * another request's I/O, so nothing in flight is ever shared.
  */
-let app: App | undefined
+let built: { app: App; drainJobs: () => Promise<number> } | undefined
 
-function build(env: WorkerEnv): App {
+function build(env: WorkerEnv): { app: App; drainJobs: () => Promise<number> } {
   const vars = settings(env)
   const url = vars.DATABASE_URL ?? vars.LIBSQL_URL
   if (!url) throw new Error('DATABASE_URL (a libsql:// or https:// URL) is not set')
@@ -84,14 +85,15 @@ function build(env: WorkerEnv): App {
       ? config
       : config.withDefaults({ 'service.site_url': new URL(req.url).origin })
 
-  const forRequest = async (req: Request): Promise<Deps> => {
+  /** A request's services (or a scheduled job's: the same rules apply to both). */
+  const depsFor = async (cfg: Config): Promise<Deps> => {
     const client = gatedClient(open(url, vars.DATABASE_AUTH_TOKEN), gate)
     const db = drizzle(client, { schema }) as CatalogDb
     const read = clientReader(client)
     const changes = shared.changes.through(read)
     const io = {
       ...shared,
-      config: configFor(req),
+      config: cfg,
       db,
       read,
       changes,
@@ -111,12 +113,38 @@ function build(env: WorkerEnv): App {
     }
     return deps
   }
-  return createApp({ configFor, forRequest })
+  const forRequest = (req: Request) => depsFor(configFor(req))
+
+  // The Cron Trigger's run: claims jobs for at most service.jobs.cron_budget_seconds, each job
+  // with services of its own; a job still running when the event ends is taken again once its
+  // lease expires.
+  const drainJobs = async () => {
+    const { queues, leaseMs } = runOptionsFrom(config)
+    const { ran } = await drainEach(() => depsFor(config), jobKinds, {
+      queues,
+      leaseMs,
+      budgetMs: Math.max(1, config.int('service.jobs.cron_budget_seconds')) * 1000,
+      onOutcome: logOutcome,
+    })
+    return ran
+  }
+  return { app: createApp({ configFor, forRequest }), drainJobs }
+}
+
+function logOutcome(outcome: RunOutcome) {
+  if (outcome.status === 'failed')
+    console.error(`job ${outcome.job.id} (${outcome.job.kind}) failed:`, outcome.error)
+  else if (outcome.status === 'error') console.error('job queue error:', outcome.error)
 }
 
 export default {
   async fetch(req: Request, env: WorkerEnv, exec: ExecutionContext): Promise<Response> {
-    app ??= build(env)
-    return app.fetch(req, env, exec)
+    built ??= build(env)
+    return built.app.fetch(req, env, exec)
+  },
+  /** The Cron Trigger (wrangler.toml [triggers]): runs the queued background jobs. */
+  async scheduled(_event: unknown, env: WorkerEnv): Promise<void> {
+    built ??= build(env)
+    await built.drainJobs()
   },
 }

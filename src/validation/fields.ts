@@ -1,6 +1,7 @@
 // Shared validators (our validators.py): lenient about input encodings, strict with CKAN's messages.
 import { z } from 'zod'
 import { IntegrityError } from '../errors'
+import { isQueueName } from '../jobs/job-queue'
 
 export const MISSING = 'Missing value'
 
@@ -116,6 +117,16 @@ export const stringList = field((v) => {
   if (!Array.isArray(v)) return fail('Not a list')
   for (const item of v) if (typeof item !== 'string') return fail(`Not a string: ${String(item)}`)
   return v as string[]
+})
+
+/** Job queue names (job_list, job_clear): a list, or a lone string; absent or empty: every queue. */
+export const queueNames = field((v) => {
+  if (v === undefined || v === null || v === '') return undefined
+  const list: unknown = typeof v === 'string' ? [v] : v
+  if (!Array.isArray(list)) return fail('Not a list')
+  for (const name of list)
+    if (!isQueueName(name)) return fail(`Invalid queue name: ${JSON.stringify(name)}`)
+  return list as string[]
 })
 
 const EMAIL_RE =

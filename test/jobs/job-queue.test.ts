@@ -428,14 +428,18 @@ describe('list, show, cancel, clear, purge', () => {
     expect(await jobs.show('no-such-id')).toBeUndefined()
   })
 
-  it('cancels a queued job only', async () => {
-    const { q1, running } = await fill()
+  it('cancels any job but a running one', async () => {
+    const { q1, q2, running } = await fill()
     expect(await jobs.cancel(q1.id)).toBe(true)
     expect(await jobs.show(q1.id)).toBeUndefined()
     expect(await jobs.cancel(q1.id)).toBe(false)
     expect(await jobs.cancel(running.id)).toBe(false)
     expect(await jobs.show(running.id)).toMatchObject({ status: 'running' })
     expect(await jobs.cancel('no-such-id')).toBe(false)
+    // a finished job is deleted too, as RQ's job.delete() would
+    await opened.client.execute({ sql: `UPDATE job SET status = 'finished' WHERE id = ?`, args: [q2.id] })
+    expect(await jobs.cancel(q2.id)).toBe(true)
+    expect(await jobs.show(q2.id)).toBeUndefined()
   })
 
   it('clears the queued jobs of the named queues and returns those names', async () => {
