@@ -6,6 +6,8 @@ import { searchBench } from './search'
 import { printWorkerRows, workerBench } from './worker'
 import { scaleOutBench } from './scale-out'
 import { dashboardBench } from './dashboard'
+import { loaderBench } from './loader'
+import { uploadBench } from './upload'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
@@ -18,6 +20,8 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 // BENCH_ONLY=scale-out (not part of the default run: it starts sqld and up to four servers):
 // BENCH_SCALE_DATASETS (2000), BENCH_SCALE_SECONDS (3 per slice), BENCH_SCALE_ROUNDS (3), BENCH_SCALE_REPLICAS (1,2,3),
 // BENCH_SCALE_TRIALS (20), BENCH_SCALE_SYNC_INTERVAL (0.25 s), BENCH_CONNECTIONS (50).
+// BENCH_ONLY=loader: BENCH_LOADER_ROWS (1000000 rows, ~212 MB of CSV in a temp file), BENCH_LOADER_TIMEOUT_S (3600),
+// BENCH_KEEP_DB. BENCH_ONLY=upload: BENCH_UPLOAD_MB (1024 MiB, made on the fly; the server stores it in a temp dir).
 const only = process.env.BENCH_ONLY
 if (!only || only === 'catalogue') {
   console.log('\n# 1. catalogue: package_show and package_create over HTTP (real Node server, loopback)')
@@ -54,6 +58,16 @@ if (!only || only === 'dashboard') {
   console.log(`first page:  p50 ${r.page1.p50.toFixed(2)} ms  p99 ${r.page1.p99.toFixed(2)} ms  SQL statements/request ${r.page1.sqlStatementsPerRequest}   (target p50 < ${r.targetP50} ms: ${r.met ? 'met' : 'NOT met'})`)
   console.log(`fourth page: p50 ${r.page4.p50.toFixed(2)} ms  p99 ${r.page4.p99.toFixed(2)} ms  SQL statements/request ${r.page4.sqlStatementsPerRequest}`)
   console.log(`plan:\n  ${r.plan.join('\n  ')}`)
+}
+
+if (!only || only === 'loader') {
+  console.log('\n# 7. loader: a CSV uploaded with resource_create, loaded by the in-process job runner, beside raw libSQL')
+  await loaderBench()
+}
+
+if (!only || only === 'upload') {
+  console.log('\n# 8. upload: a large file up through resource_create and back from its download URL, server RSS')
+  await uploadBench()
 }
 
 if (only === 'scale-out') {

@@ -18,19 +18,26 @@ export async function action(url: string, name: string, body: unknown, apikey?: 
   return text
 }
 
-const result = (text: string) => (JSON.parse(text) as { result: any }).result
+export const result = (text: string) => (JSON.parse(text) as { result: any }).result
 
 /**
  * A sysadmin (made out of band, as `npm run admin -- sysadmin add` does), an organization and a
- * dataset, and the table: datastore_create with a new resource, typed fields, `category` indexed.
+ * dataset named `name`; the sysadmin's API key and the dataset's id.
  */
-export async function createTable(server: RunningServer) {
+export async function adminAndDataset(server: RunningServer, name: string) {
   const { db, client } = await openCatalogDb(server.dbUrl)
   const admin = await addSysadmin(buildDeps(loadConfig({}), db), 'bench-admin')
   client.close()
   const key = admin.apikey!
-  const org = result(await action(server.url, 'organization_create', { name: 'ds-bench' }, key))
-  const pkg = result(await action(server.url, 'package_create', { name: 'ds-bench', owner_org: org.id }, key))
+  const org = result(await action(server.url, 'organization_create', { name }, key))
+  const pkg = result(await action(server.url, 'package_create', { name, owner_org: org.id }, key))
+  return { key, packageId: pkg.id as string }
+}
+
+/** adminAndDataset, then the table: datastore_create with a new resource, typed fields, `category` indexed. */
+export async function createTable(server: RunningServer) {
+  const { key, packageId } = await adminAndDataset(server, 'ds-bench')
+  const pkg = { id: packageId }
   const body = { resource: { package_id: pkg.id, name: 'bench rows' }, force: true, fields: DS_FIELDS, indexes: 'category' }
   const created = result(await action(server.url, 'datastore_create', body, key))
   return { key, id: created.resource_id as string }

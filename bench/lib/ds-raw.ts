@@ -25,17 +25,28 @@ const PRAGMAS = [
 /** Rows per multi-row INSERT, as the server chunks them (records.ts: 6,000 cells / 10 columns). */
 export const ROWS_PER_STATEMENT = 600
 
-/** The catalogue entry datastore_create makes for the benchmark's fields (DS_FIELDS order). */
-export function benchTable(id: string): DsTable {
-  const types = DS_FIELDS.map((f) => parseType(f.type)!)
+/**
+ * The catalogue entry datastore_create makes for the benchmark's fields (DS_FIELDS order, `category`
+ * indexed), or for other fields and indexes (the loader benchmark: the types the loader guessed).
+ */
+export function benchTable(
+  id: string,
+  fields: readonly { id: string; type: string }[] = DS_FIELDS,
+  indexes: string[][] = [['category']],
+): DsTable {
+  const types = fields.map((f) => {
+    const t = parseType(f.type)
+    if (!t) throw new Error(`unknown type ${f.type} of ${f.id}`)
+    return t
+  })
   return {
     id,
     version: 1,
-    columns: DS_FIELDS.map((f, i) => ({ id: f.id, type: types[i]!.name })),
+    columns: fields.map((f, i) => ({ id: f.id, type: types[i]!.name })),
     types,
-    position: new Map(DS_FIELDS.map((f, i) => [f.id, i])),
+    position: new Map(fields.map((f, i) => [f.id, i])),
     primary_key: [],
-    indexes: [['category']],
+    indexes,
     triggers: [],
   }
 }
