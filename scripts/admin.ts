@@ -1,4 +1,6 @@
 // Admin CLI (like `ckan sysadmin`): npm run admin -- sysadmin add|remove|list [NAME] [--email E] [--password P]
+// and npm run admin -- datastore load (scripts/admin-datastore.ts)
+import { datastoreCommand, datastoreUsage } from './admin-datastore'
 import { loadConfig } from '../src/config/load'
 import { buildDeps } from '../src/runtime/deps'
 import { openCatalogDb } from '../src/runtime/node-db'
@@ -6,6 +8,7 @@ import { addSysadmin, listSysadmins, removeSysadmin } from '../src/model/sysadmi
 import { ensureSiteUser } from '../src/model/site-user'
 
 const args = process.argv.slice(2)
+if (args[0] === 'datastore') process.exit(await datastoreCommand(args.slice(1)))
 const flag = (name: string) => {
   const i = args.indexOf(`--${name}`)
   if (i < 0) return undefined
@@ -19,7 +22,8 @@ const [group, verb, name] = args
 
 const usage = `usage: npm run admin -- sysadmin add NAME [--email E] [--password P]
        npm run admin -- sysadmin remove NAME
-       npm run admin -- sysadmin list`
+       npm run admin -- sysadmin list
+${datastoreUsage.replace('usage: ', '       ')}`
 
 if (group !== 'sysadmin' || !verb) {
   console.error(usage)

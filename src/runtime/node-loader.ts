@@ -1,5 +1,6 @@
 // Node: the loader's ports: XLSX through exceljs' streaming WorkbookReader (first worksheet
-// only), and DNS lookups for the SSRF guard.
+// only), DNS lookups for the SSRF guard, and SHA-256 for the file hash check.
+import { createHash } from 'node:crypto'
 import { lookup } from 'node:dns/promises'
 import { Readable } from 'node:stream'
 import type { ReadableStream as NodeWebStream } from 'node:stream/web'
@@ -45,5 +46,9 @@ export function nodeLoaderPorts(): LoaderPorts {
   return {
     spreadsheets: { firstSheetRows },
     resolve: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
+    sha256: () => {
+      const hash = createHash('sha256')
+      return { update: (chunk) => void hash.update(chunk), hex: async () => hash.digest('hex') }
+    },
   }
 }

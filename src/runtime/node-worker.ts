@@ -18,14 +18,14 @@ export interface NodeWorker {
 }
 
 /**
- * Starts a worker on the databases `env` names (DATABASE_URL, DATASTORE_URL and their tokens, as
- * `npm start` reads them; a replica's DATABASE_SYNC_URL is not used: point DATABASE_URL at the
- * primary). It runs `service.jobs.concurrency` jobs at once (at least one) of `service.jobs.queues`.
+ * Deps on the databases `env` names (DATABASE_URL, DATASTORE_URL and their tokens, as `npm start`
+ * reads them; a replica's DATABASE_SYNC_URL is not used: point DATABASE_URL at the primary), with
+ * the upload store, mailer and loader ports of the server. `close()` closes the databases.
  */
-export async function startNodeWorker(
+export async function openNodeDeps(
   env: Record<string, string | undefined>,
-  kinds: JobKinds<Deps>,
-): Promise<NodeWorker> {
+  kinds?: JobKinds<Deps>,
+): Promise<{ deps: Deps; close: () => void }> {
   const config = loadConfig(env)
   const url = env.DATABASE_URL ?? 'file:./data/catalogue.db'
   const opened = await openCatalogDb(url, env.DATABASE_AUTH_TOKEN)
@@ -46,6 +46,19 @@ export async function startNodeWorker(
     loader: nodeLoaderPorts(),
   })
   await warmUp(deps)
+  return { deps, close: () => opened.close() }
+}
+
+/**
+ * Starts a worker on the databases `env` names (see openNodeDeps). It runs
+ * `service.jobs.concurrency` jobs at once (at least one) of `service.jobs.queues`.
+ */
+export async function startNodeWorker(
+  env: Record<string, string | undefined>,
+  kinds: JobKinds<Deps>,
+): Promise<NodeWorker> {
+  const { deps, close } = await openNodeDeps(env, kinds)
+  const config = deps.config
   const opts = runOptionsFrom(config)
   // a worker started with concurrency 0 (the server's "leave it to a worker") still works
   const runners = nodeJobRunners(deps.jobs, kinds, deps, {
@@ -58,7 +71,7 @@ export async function startNodeWorker(
     deps,
     async stop() {
       await runners.stop()
-      opened.close()
+      close()
     },
   }
 }

@@ -186,7 +186,8 @@ describe('xloader job', () => {
       },
       admin,
     )
-    expect(await t.ok('xloader_submit', { resource_id: res.id }, admin)).toBe(true)
+    // the file is unchanged: only ignore_hash loads it again
+    expect(await t.ok('xloader_submit', { resource_id: res.id, ignore_hash: true }, admin)).toBe(true)
     await runJobs(t)
     const st = await t.ok('xloader_status', { resource_id: res.id }, admin)
     // "a" does not fit the override numeric: the load fails and says why, old rows stay
@@ -198,7 +199,7 @@ describe('xloader job', () => {
       { resource_id: res.id, force: true, fields: [{ id: 'code', info: { type_override: 'text', label: 'Code' } }, { id: 'label', info: {} }] },
       admin,
     )
-    await t.ok('xloader_submit', { resource_id: res.id }, admin)
+    await t.ok('xloader_submit', { resource_id: res.id, ignore_hash: true }, admin)
     await runJobs(t)
     const r = await search(t, res.id)
     expect(r.fields.find((f: { id: string }) => f.id === 'code')).toEqual({
@@ -263,6 +264,72 @@ describe('xloader job', () => {
     await runJobs(t)
     const st = await t.ok('xloader_status', { resource_id: res.id }, admin)
     expect(st.error.message).toContain('HTTP 404')
+  })
+})
+
+describe('xloader_submit ignore_hash', () => {
+  let t: TestEnv
+  let admin: Caller
+  beforeAll(async () => {
+    t = await setup({ 'service.loader.allow_private_urls': 'true' })
+    admin = await t.make.sysadmin()
+  })
+
+  /** Adds a row the file does not have: it stays only while the table is not loaded again. */
+  const addStray = (id: string) =>
+    t.ok('datastore_upsert', { resource_id: id, method: 'insert', force: true, records: [{ k: 99 }] }, admin)
+  const total = async (id: string) => (await search(t, id)).total
+  const submit = async (id: string, extra = {}) => {
+    expect(await t.ok('xloader_submit', { resource_id: id, ...extra }, admin)).toBe(true)
+    await runJobs(t)
+    return t.ok('xloader_status', { resource_id: id }, admin)
+  }
+
+  it('skips an unchanged upload unless ignore_hash is given', async () => {
+    const res = await uploaded(t, admin, 'same.csv', enc('k\n1\n2\n'), 'CSV')
+    await runJobs(t)
+    expect(await total(res.id)).toBe(2)
+    await addStray(res.id)
+    const st = await submit(res.id)
+    expect(st).toMatchObject({ status: 'complete', rows_loaded: 2, error: null })
+    expect(st.task_info.logs.map((l: { message: string }) => l.message)).toContain(
+      'The file is unchanged: not loaded again',
+    )
+    expect(await total(res.id)).toBe(3)
+    expect(await submit(res.id, { ignore_hash: 'true' })).toMatchObject({ status: 'complete', rows_loaded: 2 })
+    expect(await total(res.id)).toBe(2)
+  })
+
+  it('loads an upload whose bytes changed', async () => {
+    const res = await uploaded(t, admin, 'grows.csv', enc('k\n1\n'), 'CSV')
+    await runJobs(t)
+    await t.deps.blobs.put(`resources/${res.id}/grows.csv`, enc('k\n1\n2\n3\n'), { contentType: 'text/csv' })
+    expect(await submit(res.id)).toMatchObject({ status: 'complete', rows_loaded: 3 })
+    expect(await total(res.id)).toBe(3)
+  })
+
+  it('hashes a linked file while loading it and keeps the table when it is unchanged', async () => {
+    const res = await linked(t, admin, enc('k\n5\n6\n'))
+    await runJobs(t)
+    await addStray(res.id)
+    expect(await submit(res.id)).toMatchObject({ status: 'complete', rows_loaded: 2 })
+    expect(await total(res.id)).toBe(3)
+    files.set(new URL(res.url).pathname, { body: enc('k\n5\n6\n7\n') })
+    expect(await submit(res.id)).toMatchObject({ status: 'complete', rows_loaded: 3 })
+    expect(await total(res.id)).toBe(3)
+    expect((await search(t, res.id, { filters: { k: 99 } })).total).toBe(0)
+  })
+
+  it('loads again after a failed load only when the file changed or ignore_hash is given', async () => {
+    const res = await linked(t, admin, enc('k\n1\n'))
+    await runJobs(t)
+    const path = new URL(res.url).pathname
+    files.delete(path)
+    expect((await submit(res.id)).status).toBe('error')
+    files.set(path, { body: enc('k\n1\n') })
+    await addStray(res.id)
+    expect((await submit(res.id)).status).toBe('complete')
+    expect(await total(res.id)).toBe(2) // the last successful load's hash was kept through the error
   })
 })
 

@@ -11,6 +11,8 @@ export const datapusherSubmit = defineAction({
 
 :param resource_id: the resource to load
 :type resource_id: string
+:param ignore_hash: load even if the file has not changed (optional, default: False)
+:type ignore_hash: bool
 :returns: True when a load was queued
 :rtype: bool`,
   auth: authorizeLoader,

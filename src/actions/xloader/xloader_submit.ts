@@ -23,7 +23,8 @@ rows are replaced only once the new ones are complete.
 
 :param resource_id: the resource to load
 :type resource_id: string
-:param ignore_hash: load even if the file has not changed (optional; every submit loads the file)
+:param ignore_hash: load even if the file has not changed since the last successful load
+    (optional, default: False; an unchanged file leaves the table as it is)
 :type ignore_hash: bool
 :returns: True when a load was queued, False for a resource without a file (url_type "datastore")
 :rtype: bool`,

@@ -19,6 +19,8 @@ export interface LoadOptions {
   kind: FileKind
   /** Called after each batch is written, with the rows loaded so far. */
   progress?: (rows: number) => Promise<void> | void
+  /** Called once every row is in the shadow table, before the swap; a throw abandons the load. */
+  beforeCommit?: () => Promise<void>
 }
 
 /** A guessed type that a value past the sample does not fit: the load restarts with it as text. */
@@ -112,6 +114,7 @@ async function loadOnce(deps: Deps, id: string, opts: LoadOptions, retyped: Map<
       if (!next.done && sample.length === SAMPLE_ROWS)
         for (let r = await rows.next(); !r.done; r = await rows.next()) await add(r.value)
       await flush()
+      await opts.beforeCommit?.()
       await rep.commit()
       return loaded
     } catch (e) {

@@ -1,4 +1,5 @@
-// What the loader needs from its runtime: a spreadsheet reader (exceljs on Node) and DNS.
+// What the loader needs from its runtime: a spreadsheet reader (exceljs on Node), DNS and hashing.
+import type { Hasher } from './hash'
 
 /** A cell as the loader takes it: text, a number, a date (a timestamp), a boolean or nothing. */
 export type SheetCell = string | number | boolean | Date | null
@@ -19,4 +20,6 @@ export interface LoaderPorts {
    * and `localhost` are checked before fetching.
    */
   resolve?: HostResolver
+  /** A new incremental SHA-256 (absent: Workers' crypto.DigestStream, if there is one). */
+  sha256?: () => Hasher
 }

@@ -16,12 +16,14 @@ export async function loadStatusDict(ctx: ActionContext, resourceId: string) {
   const task = await findTaskStatusByKey(ctx, resourceId, 'xloader', 'xloader')
   // ckan: xloader_status is task_status_show underneath, hence its 404 before any load
   if (!task) throw new NotFound('Task status not found')
-  const value = (parse(task.value) ?? {}) as { job_id?: string; rows_loaded?: number }
+  const value = (parse(task.value) ?? {}) as { job_id?: string; rows_loaded?: number; unchanged?: boolean }
   const error = parse(task.error) as { message?: string } | null
   const job = value.job_id ? await ctx.jobs.show(value.job_id) : undefined
   const logs: { timestamp: string | null; level: string; message: string }[] = []
   if (job?.started) logs.push({ timestamp: job.started, level: 'INFO', message: 'Load started' })
-  if (task.state === 'complete')
+  if (task.state === 'complete' && value.unchanged)
+    logs.push({ timestamp: task.last_updated, level: 'INFO', message: 'The file is unchanged: not loaded again' })
+  else if (task.state === 'complete')
     logs.push({ timestamp: task.last_updated, level: 'INFO', message: `Loaded ${value.rows_loaded ?? 0} rows` })
   if (task.state === 'error' && error?.message)
     logs.push({ timestamp: task.last_updated, level: 'ERROR', message: error.message })
