@@ -9,7 +9,7 @@ import { toBool } from '../validation/fields'
 /** ckan: the uploader's object types; organizations share the group folder. */
 export type ImageOwner = 'user' | 'group'
 
-/** ckan: storage/uploads/<object type>/<file name>, served at /uploads/<object type>/<file name>. */
+/** ckan: storage/uploads/<object type>/<name>, served at /uploads/<object type>/<name>. */
 export const imageKey = (owner: ImageOwner, fileName: string) => `${owner}/${fileName}`
 
 /** An image_url that names an uploaded file (CKAN: anything not starting with http). */
@@ -26,7 +26,7 @@ export interface ImagePlan {
   replaced?: string
 }
 
-/** ckan's munge_filename_legacy: ASCII letters, digits, `.`, `-` (spaces become `-`), 3 to 100 long. */
+/** ckan's munge_filename_legacy: ASCII letters, digits, `.` and `-` (for spaces), 3 to 100 long. */
 export function mungeFilenameLegacy(name: string): string {
   const s = name
     .normalize('NFKD')
