@@ -181,6 +181,14 @@ describe('image_upload on groups and organizations', () => {
     })
   }
 
+  it('deletes the image when the organization is purged', async () => {
+    const made = await post('organization_create', form({ name: uniq('o') }, img('p.png')), admin)
+    const o = made.body.result
+    expect(storedFiles()).toContain(`group/${o.image_url}`)
+    await t.ok('organization_purge', { id: o.id }, sys)
+    expect(storedFiles()).not.toContain(`group/${o.image_url}`)
+  })
+
   it('refuses a non-admin and stores nothing', async () => {
     const org = await t.make.organization(admin)
     const before = storedFiles()
