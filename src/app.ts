@@ -6,6 +6,7 @@ import { asciiJson } from './lib/json'
 import { mountUtilRoutes } from './http/util-routes'
 import { mountDumpRoute } from './http/dump-route'
 import { mountDownloadRoute } from './http/download-route'
+import { mountImageRoute } from './http/image-route'
 
 /** `source`: the process's Deps, or a way to build them per request (see http/deps-source.ts). */
 export function createApp(source: DepsSource) {
@@ -25,6 +26,7 @@ export function createApp(source: DepsSource) {
   mountUtilRoutes(app, deps)
   mountDumpRoute(app, deps)
   mountDownloadRoute(app, deps)
+  mountImageRoute(app, deps)
   app.onError((err) => {
     console.error('unhandled error', err)
     return new Response(asciiJson({ success: false, error: { __type: 'Internal Server Error', message: 'Internal Server Error' } }), {

@@ -91,6 +91,10 @@ export const OPTIONS: OptionDef[] = [
   o('service.storage_path', 'string', './data/uploads', 'Directory of uploaded files on Node (keys such as resources/<id>/<file> below it).'),
   o('service.max_resource_size', 'int', 10, 'Largest accepted resource upload, in MB (CKAN: ckan.max_resource_size).'),
   o('service.max_image_size', 'int', 2, 'Largest accepted user/group/organization image, in MB (CKAN: ckan.max_image_size).'),
+  o('service.upload.user.types', 'list', ['image'], 'Top-level media types accepted as user images (image_upload), judged from the content; empty with .mimetypes empty: any file (CKAN: ckan.upload.user.types).'),
+  o('service.upload.user.mimetypes', 'list', ['image/png', 'image/gif', 'image/jpeg'], 'Media types accepted as user images, judged from the content (CKAN: ckan.upload.user.mimetypes).'),
+  o('service.upload.group.types', 'list', ['image'], 'Top-level media types accepted as group and organization images (image_upload), judged from the content; empty with .mimetypes empty: any file (CKAN: ckan.upload.group.types).'),
+  o('service.upload.group.mimetypes', 'list', ['image/png', 'image/gif', 'image/jpeg'], 'Media types accepted as group and organization images, judged from the content (CKAN: ckan.upload.group.mimetypes).'),
   // Loader (ckanext-xloader's job, built in)
   o('service.loader.allow_private_urls', 'bool', false, 'Let the loader fetch linked files from loopback, link-local and private addresses (off: refused, so the catalogue cannot probe its own network).'),
   o('service.loader.max_content_length', 'int', 1_000_000_000, 'Largest linked file the loader fetches, in bytes (ckanext.xloader.max_content_length).'),

@@ -4,6 +4,7 @@ import type { Deps } from '../context'
 import { ValidationError } from '../errors'
 import { BlobStoreNotConfigured, BlobTooLarge } from '../storage/blob-store'
 import { STAGING_PREFIX, StagedUpload } from '../storage/staged-upload'
+import { SNIFF_BYTES, sniffType } from '../lib/sniff-type'
 import type { FormPart } from './multipart'
 import type { StageFile } from './params'
 
@@ -27,8 +28,20 @@ export function stageInto(deps: Deps, staged: StagedUpload[]): StageFile {
     const key = `${STAGING_PREFIX}/${deps.newId()}`
     const maxBytes = deps.config.int(option) * MB
     try {
-      const put = await deps.blobs.put(key, body, { maxBytes, contentType: safeType(part) ?? 'application/octet-stream' })
-      const upload = new StagedUpload(part.name, part.filename!, key, put.size, put.sha256, part.contentType)
+      // ckan: an image's type is judged from its content, and that is the type it is served with
+      let sniffed: string | undefined
+      if (part.name === 'image_upload') ({ sniffed, body } = await sniffStream(body))
+      const contentType = sniffed ?? safeType(part) ?? 'application/octet-stream'
+      const put = await deps.blobs.put(key, body, { maxBytes, contentType })
+      const upload = new StagedUpload(
+        part.name,
+        part.filename!,
+        key,
+        put.size,
+        put.sha256,
+        part.contentType,
+        sniffed,
+      )
       staged.push(upload)
       return upload
     } catch (e) {
@@ -45,4 +58,43 @@ export function stageInto(deps: Deps, staged: StagedUpload[]): StageFile {
 function safeType(part: FormPart): string | undefined {
   const t = part.contentType?.split(';')[0]?.trim().toLowerCase()
   return t && /^[\w.+-]+\/[\w.+-]+$/.test(t) ? t : undefined
+}
+
+/** Reads the first SNIFF_BYTES of `body` to judge its type; the stream returned replays them. */
+async function sniffStream(body: ReadableStream<Uint8Array>) {
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  let done = false
+  while (size < SNIFF_BYTES) {
+    const r = await reader.read()
+    if (r.done) {
+      done = true
+      break
+    }
+    chunks.push(r.value)
+    size += r.value.length
+  }
+  const head = new Uint8Array(size)
+  let at = 0
+  for (const c of chunks) {
+    head.set(c, at)
+    at += c.length
+  }
+  const replay = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        if (size) controller.enqueue(head)
+        if (done) controller.close()
+      },
+      async pull(controller) {
+        const r = await reader.read()
+        if (r.done) controller.close()
+        else controller.enqueue(r.value)
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  )
+  return { sniffed: sniffType(head.subarray(0, SNIFF_BYTES)), body: replay }
 }

@@ -5,6 +5,7 @@ import { ValidationError } from '../../errors'
 import { requireCanCreateGroup } from '../../auth/group'
 import { SHOW_DEFAULTS, groupDict, kindOf } from '../../model/group'
 import { groupParams, saveGroup } from '../../model/group-write'
+import { applyImage, planImage } from '../../model/image-upload'
 
 const help = (kind: string) => `Create a new ${kind}.
 
@@ -21,7 +22,11 @@ Any logged-in user may create ${kind}s when the site allows it
 :param description: the description (optional)
 :type description: string
 :param image_url: the URL of an image (optional)
-:type image_url: string${
+:type image_url: string
+:param image_upload: an image file to upload instead of image_url (optional, multipart)
+:type image_upload: file
+:param clear_upload: remove the uploaded image (optional)
+:type clear_upload: bool${
   kind === 'group'
     ? `
 :param type: a custom group type (optional, must not be "organization")
@@ -67,7 +72,10 @@ export function createAction({ name, isOrg }: { name: string; isOrg: boolean }) 
     params: groupParams(true),
     async run(ctx, params, input) {
       refuseOrgType(isOrg, input)
-      const row = await saveGroup(ctx, { isOrg, params, partial: false })
+      const image = planImage(ctx, 'group', input, undefined)
+      const p = { ...params, image_url: image.imageUrl ?? params.image_url }
+      const row = await saveGroup(ctx, { isOrg, params: p, partial: false })
+      await applyImage(ctx, image)
       return groupDict(ctx, row, { ...SHOW_DEFAULTS(ctx, isOrg), users: true })
     },
   })

@@ -5,6 +5,8 @@ import { idOrName } from '../../validation/fields'
 import { kindOf, loadGroup } from '../../model/group'
 import { removeGroup } from '../../model/group-write'
 import { requireSysadmin } from '../../auth/caller'
+import { imageKey, isUploadedImage } from '../../model/image-upload'
+import { deleteBlobs } from '../../storage/staged-upload'
 
 const help = (kind: string) => `Purge a ${kind}.
 
@@ -32,7 +34,10 @@ export function purgeAction({ name, isOrg }: { name: string; isOrg: boolean }) {
     params: z.object({ id: idOrName }),
     async run(ctx, { id }) {
       // seed: purging an organization always keeps its datasets, without organization
-      await removeGroup(ctx, await loadGroup(ctx, id, { isOrg, notFound }), true)
+      const g = await loadGroup(ctx, id, { isOrg, notFound })
+      await removeGroup(ctx, g, true)
+      if (isUploadedImage(g.image_url))
+        await deleteBlobs(ctx.blobs, [imageKey('group', g.image_url)])
       return null
     },
   })

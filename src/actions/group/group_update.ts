@@ -9,6 +9,7 @@ import {
   type GroupRow,
 } from '../../model/group'
 import { groupParams, saveGroup } from '../../model/group-write'
+import { applyImage, planImage } from '../../model/image-upload'
 import { requireCanEditGroup } from '../../auth/group'
 
 /** ckan: update and patch return the dict with up to 10 datasets and no follower count. */
@@ -62,9 +63,12 @@ export function updateAction(o: { name: string; isOrg: boolean; partial: boolean
       await loadEditable(ctx, input.id, isOrg)
     },
     params: groupParams(false),
-    async run(ctx, params) {
+    async run(ctx, params, input) {
       const existing = await loadGroup(ctx, params.id, { isOrg, notFound: NOT_FOUND })
-      const row = await saveGroup(ctx, { isOrg, existing, params, partial })
+      const image = planImage(ctx, 'group', input, existing.image_url)
+      const p = { ...params, image_url: image.imageUrl ?? params.image_url }
+      const row = await saveGroup(ctx, { isOrg, existing, params: p, partial })
+      await applyImage(ctx, image)
       return groupDict(ctx, row, UPDATE_RESULT)
     },
   })

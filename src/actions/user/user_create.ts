@@ -6,6 +6,7 @@ import { ValidationError } from '../../errors'
 import { requireCanCreateUser } from '../../auth/user'
 import { activityRow } from '../../model/activity'
 import { changeRow } from '../../model/changes'
+import { applyImage, planImage } from '../../model/image-upload'
 import {
   checkUserInput,
   findUser,
@@ -37,6 +38,10 @@ Only sysadmins may call this, unless the site allows creating users through the 
 :type about: string
 :param image_url: URL of the user's picture (optional)
 :type image_url: string
+:param image_upload: an image file to upload instead of image_url (optional, multipart)
+:type image_upload: file
+:param clear_upload: remove the uploaded image (optional)
+:type clear_upload: bool
 :param sysadmin: make the user a sysadmin (optional, sysadmins only)
 :type sysadmin: bool
 :param state: active or pending (optional, sysadmins only)
@@ -57,7 +62,12 @@ Only sysadmins may call this, unless the site allows creating users through the 
     const given = input.id
     if (privileged && typeof given === 'string' && given !== '' && !(await findUser(ctx, given)))
       id = given
-    const cleaned = { ...input, id: id === given ? given : undefined }
+    const image = planImage(ctx, 'user', input, undefined)
+    const cleaned = {
+      ...input,
+      id: id === given ? given : undefined,
+      ...(image.imageUrl !== undefined && { image_url: image.imageUrl }),
+    }
     const { values, pluginExtrasGiven } = await checkUserInput(ctx, cleaned)
 
     const row = {
@@ -81,6 +91,7 @@ Only sysadmins may call this, unless the site allows creating users through the 
       throw e
     }
     forgetUsers(ctx)
+    await applyImage(ctx, image)
     const created = (await findUser(ctx, id))!
     return userToDict(ctx, created, {
       includePrivate: true,

@@ -5,6 +5,7 @@ import { defineAction } from '../action'
 import { activities, changeLog, users } from '../../db/schema'
 import { activityRow } from '../../model/activity'
 import { changeRow } from '../../model/changes'
+import { applyImage, planImage } from '../../model/image-upload'
 import {
   checkUserInput,
   findUser,
@@ -37,6 +38,10 @@ changed (unless the account is still pending).
 :type about: string
 :param image_url: URL of the user's picture (optional)
 :type image_url: string
+:param image_upload: an image file to upload instead of image_url (optional, multipart)
+:type image_upload: file
+:param clear_upload: remove the uploaded image (optional)
+:type clear_upload: bool
 :param sysadmin, state, plugin_extras, password_hash: as for user_create (sysadmins only)
 :returns: the updated user
 :rtype: dictionary`,
@@ -45,7 +50,9 @@ changed (unless the account is still pending).
   params: z.looseObject({}),
   async run(ctx, _params, input) {
     const user = await loadUser(ctx, input.id, { notFound: 'User was not found.' })
-    const { values, pluginExtrasGiven } = await checkUserInput(ctx, input, user)
+    const image = planImage(ctx, 'user', input, user.image_url)
+    const given = image.imageUrl === undefined ? input : { ...input, image_url: image.imageUrl }
+    const { values, pluginExtrasGiven } = await checkUserInput(ctx, given, user)
     const activity = activityRow(ctx, 'changed user', user.id, {})
     await ctx.db.batch([
       ctx.db.update(users).set(values).where(eq(users.id, user.id)),
@@ -54,6 +61,7 @@ changed (unless the account is still pending).
       ...(activity ? [ctx.db.insert(activities).values({ ...activity, user_id: user.id })] : []),
     ])
     forgetUsers(ctx)
+    await applyImage(ctx, image)
     const updated = (await findUser(ctx, user.id))!
     return userToDict(ctx, updated, {
       includePluginExtras: !!ctx.user?.sysadmin && pluginExtrasGiven,
