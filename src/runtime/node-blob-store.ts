@@ -1,6 +1,6 @@
 // Node: the BlobStore as files under a root directory (service.storage_path), written atomically.
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdir, open, readFile, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join, resolve, sep } from 'node:path'
 import {
   assertBlobKey,
@@ -269,4 +269,35 @@ function readStream(fh: FileHandle, offset: number, length: number): ReadableStr
       await close()
     },
   })
+}
+
+const TEMP_FILE = /^\..+-[0-9a-f]{16}\.tmp$/
+
+/**
+ * Removes what crashed processes left under `root`: temp files of interrupted puts anywhere, and
+ * staged uploads (`incoming/`, with their sidecars) that no call claimed, both when older than
+ * `olderThanMs`. Run at server start; returns the number of files removed.
+ */
+export async function sweepStaleFiles(root: string, olderThanMs = 86_400_000): Promise<number> {
+  const cutoff = Date.now() - olderThanMs
+  const top = resolve(root)
+  let removed = 0
+  const walk = async (dir: string, staged: boolean): Promise<void> => {
+    let entries
+    try {
+      entries = await readdir(dir, { withFileTypes: true })
+    } catch {
+      return // no such directory yet
+    }
+    for (const e of entries) {
+      const path = join(dir, e.name)
+      if (e.isDirectory()) await walk(path, staged || (dir === top && e.name === 'incoming'))
+      else if (e.isFile() && (staged || TEMP_FILE.test(e.name))) {
+        const st = await stat(path).catch(() => undefined)
+        if (st && st.mtimeMs < cutoff && (await rm(path).then(() => true, () => false))) removed++
+      }
+    }
+  }
+  await walk(top, false)
+  return removed
 }

@@ -6,7 +6,7 @@ import { buildDeps, warmUp } from './deps'
 import { openCatalogDb } from './node-db'
 import { isWriteActionRequest, openReplicaCatalogDb } from './node-replica'
 import { datastoreUrl, openDatastore } from './node-datastore'
-import { nodeBlobStore } from './node-blob-store'
+import { nodeBlobStore, sweepStaleFiles } from './node-blob-store'
 import { nodeMailer } from './node-mailer'
 import { nodeJobRunners } from './node-job-runner'
 import { nodeLoaderPorts } from './node-loader'
@@ -80,6 +80,11 @@ const source = syncUrl ? `replica ${url} of ${syncUrl}` : `database ${url}`
 console.log(`Listening on http://localhost:${port} (${source})`)
 // Load (or build) the search index now, so the first package_search does not wait for it.
 deps.search.ready().catch((e) => console.error('search index load failed', e))
+
+// Files a crashed process left behind (interrupted puts, unclaimed staged uploads) go after a day.
+sweepStaleFiles(config.str('service.storage_path'))
+  .then((n) => n && console.log(`removed ${n} stale upload file(s)`))
+  .catch((e) => console.error('upload sweep failed', e))
 
 // Background jobs run in this process (service.jobs.concurrency at a time; 0: only in a separate
 // `npm run worker`), polling the queue in the catalogue database.

@@ -9,6 +9,7 @@ import {
   statSync,
   writeFileSync,
   renameSync,
+  utimesSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,7 +25,7 @@ import {
   resolveRange,
   type BlobStore,
 } from '../../src/storage/blob-store'
-import { nodeBlobStore } from '../../src/runtime/node-blob-store'
+import { nodeBlobStore, sweepStaleFiles } from '../../src/runtime/node-blob-store'
 
 const enc = new TextEncoder()
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
@@ -466,6 +467,40 @@ describe('nodeBlobStore', () => {
     }
     expect(readFileSync(join(parent, 'secret.txt'), 'utf8')).toBe('top secret')
     expect(filesUnder(parent)).toEqual(['secret.txt'])
+  })
+})
+
+describe('sweepStaleFiles', () => {
+  /** A file under root, `ageH` hours old. */
+  const file = (rel: string, ageH: number) => {
+    const path = join(root, rel)
+    mkdirSync(join(path, '..'), { recursive: true })
+    writeFileSync(path, 'x')
+    const t = Date.now() / 1000 - ageH * 3600
+    utimesSync(path, t, t)
+  }
+
+  it('removes day-old temp files and unclaimed staged uploads, and nothing else', async () => {
+    file('resources/r1/data.csv', 48) // a stored file, however old, stays
+    file('resources/r1/.data.csv.meta.json', 48)
+    file('resources/r1/.data.csv-0123456789abcdef.tmp', 48) // an interrupted put
+    file('resources/r2/.x.csv-fedcba9876543210.tmp', 1) // one still being written
+    file('incoming/3f0c', 30) // a staged upload nobody claimed
+    file('incoming/.3f0c.meta.json', 30)
+    file('incoming/9a1b', 2) // staged by a call still running
+    file('user/incoming/kept.png', 48) // only the top-level incoming/ is staging
+    expect(await sweepStaleFiles(root)).toBe(3)
+    expect(filesUnder(root)).toEqual([
+      'incoming/9a1b',
+      'resources/r1/.data.csv.meta.json',
+      'resources/r1/data.csv',
+      'resources/r2/.x.csv-fedcba9876543210.tmp',
+      'user/incoming/kept.png',
+    ])
+  })
+
+  it('is fine with a store that has no directory yet', async () => {
+    expect(await sweepStaleFiles(join(parent, 'nothing-here'))).toBe(0)
   })
 })
 
