@@ -1,4 +1,4 @@
-// Streams a stored blob as an HTTP response: Content-Length, a strong ETag (its SHA-256) with
+// Streams a stored blob as an HTTP response: Content-Length, a strong ETag (its SHA-256, else the store's own) with
 // If-None-Match → 304, single byte ranges (206, 416) and HEAD. Shared by the download routes.
 import type { BlobInfo, BlobStore, ByteRange } from '../storage/blob-store'
 import { RangeNotSatisfiable } from '../storage/blob-store'
@@ -42,7 +42,8 @@ export async function serveBlob(
   if (!headers.get('content-type'))
     headers.set('content-type', info.contentType || 'application/octet-stream')
   headers.set('accept-ranges', 'bytes')
-  const etag = info.sha256 ? `"${info.sha256}"` : undefined
+  const tag = info.sha256 ?? info.etag
+  const etag = tag ? `"${tag.replace(/"/g, '')}"` : undefined
   if (etag) {
     headers.set('etag', etag)
     if (matches(req.headers.get('if-none-match'), etag))

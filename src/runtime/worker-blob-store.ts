@@ -16,6 +16,7 @@ import {
 /** The parts of R2's binding used here (a structural type: no @cloudflare/workers-types needed). */
 export interface R2Object {
   size: number
+  etag?: string
   httpMetadata?: { contentType?: string }
   checksums?: { sha256?: ArrayBuffer }
 }
@@ -94,6 +95,8 @@ export function r2BlobStore(bucket: R2Bucket, opts: R2BlobStoreOptions = {}): Bl
     const info: BlobInfo = { size: o.size }
     if (o.httpMetadata?.contentType) info.contentType = o.httpMetadata.contentType
     if (o.checksums?.sha256) info.sha256 = hex(o.checksums.sha256)
+    // a streamed (multipart) put cannot carry the SHA-256 known only at its end
+    else if (o.etag) info.etag = o.etag
     return info
   }
 

@@ -23,6 +23,11 @@ export interface BlobInfo {
   contentType?: string
   /** Lower-case hex SHA-256 of the whole blob, where the store kept it (files: when stored with a content type). */
   sha256?: string
+  /**
+   * Where the store kept no SHA-256 (R2 after a streamed put): its own strong validator of this
+   * version of the bytes (R2's ETag), opaque.
+   */
+  etag?: string
 }
 
 /** A byte range: `length` bytes from `offset` (to the end without it), or the last `suffix` bytes. */
