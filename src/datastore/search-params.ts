@@ -1,7 +1,7 @@
 // datastore_search parameters (datastore.md §6.1): checked all at once, CKAN's messages.
 import type { Config } from '../config/load'
 import { ValidationError } from '../errors'
-import { isMissing, MISSING, toBool } from '../validation/fields'
+import { FieldFail, isMissing, MISSING, toBool, toInt } from '../validation/fields'
 import { toList } from './params'
 import type { SearchSpec } from './query'
 
@@ -25,9 +25,6 @@ export interface SearchParams {
   late?: ValidationError
 }
 
-const INT = /^\s*[-+]?\d+\s*$/
-const int = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isInteger(v) ? v : typeof v === 'string' && INT.test(v) ? Number(v) : undefined
 
 function jsonObject(v: unknown): Record<string, unknown> | string | undefined {
   if (typeof v === 'string') {
@@ -108,8 +105,8 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
   // ckan: the maximum applies to the configured default too
   let limit = Math.min(config.int('service.datastore.search.rows_default'), rowsMax)
   if (!isMissing(input.limit)) {
-    const n = int(input.limit)
-    if (n === undefined) err('limit', 'Invalid integer')
+    const n = toInt(input.limit)
+    if (n instanceof FieldFail) n.msgs.forEach((m) => err('limit', m))
     else if (n < 0) err('limit', 'Must be a natural number')
     else limit = Math.min(n, rowsMax)
   }
@@ -118,16 +115,16 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
   const late: Record<string, string[]> = {}
   let offset = 0
   if (!isMissing(input.offset)) {
-    const n = int(input.offset)
-    if (n === undefined) err('offset', 'Invalid integer')
+    const n = toInt(input.offset)
+    if (n instanceof FieldFail) n.msgs.forEach((m) => err('offset', m))
     else if (n < 0) late.offset = [`invalid value "${n}"`]
     else offset = echo.offset = n
   }
 
   let total_estimation_threshold: number | null = null
   if (!isMissing(input.total_estimation_threshold)) {
-    const n = int(input.total_estimation_threshold)
-    if (n === undefined) err('total_estimation_threshold', 'Invalid integer')
+    const n = toInt(input.total_estimation_threshold)
+    if (n instanceof FieldFail) n.msgs.forEach((m) => err('total_estimation_threshold', m))
     else total_estimation_threshold = n
   }
 

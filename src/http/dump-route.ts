@@ -12,7 +12,7 @@ import {
   type Dump,
   type DumpFormat,
 } from '../datastore/dump'
-import { toBool } from '../validation/fields'
+import { FieldFail, toBool, toInt } from '../validation/fields'
 import { requestContext } from './action-route'
 
 const int = (name: string) =>
@@ -21,11 +21,12 @@ const int = (name: string) =>
     .optional()
     .transform((v, c) => {
       if (v === undefined || v === '') return undefined
-      if (!/^\s*\d+\s*$/.test(v)) {
-        c.addIssue({ code: 'custom', message: 'Invalid integer', path: [] })
+      const n = /^\s*\d+\s*$/.test(v) ? toInt(v) : new FieldFail('Invalid integer')
+      if (n instanceof FieldFail) {
+        for (const message of n.msgs) c.addIssue({ code: 'custom', message, path: [] })
         return z.NEVER
       }
-      return Number(v)
+      return n
     })
     .describe(name)
 

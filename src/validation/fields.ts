@@ -87,11 +87,26 @@ export const ckanBool = (def: boolean) => field((v) => (v === undefined || v ===
 /** A boolean that stays undefined when absent (update semantics). */
 export const optBool = field((v) => (v === undefined ? undefined : toBool(v)))
 
-/** An integer from a number or a base-10 string; floats with zero fraction accepted. */
+/** The largest magnitude an integer parameter may have (SQLite and every cap stay far below). */
+export const MAX_INT = 2 ** 31 - 1
+export const TOO_LARGE = `Must be at most ${MAX_INT}`
+
+const INT_RE = /^\s*[-+]?\d+\s*$/
+
+/**
+ * The one integer reader of every parameter (limit, offset, rows, start, page, facet.limit, ...).
+ * ckan int_validator: a number with a zero fraction, or a base-10 string (not "10.0", not
+ * "1e3"); else "Invalid integer". Non-finite numbers are refused, and so is any magnitude past
+ * MAX_INT, so no extreme reaches SQL.
+ */
 export function toInt(v: unknown): number | FieldFail {
-  if (typeof v === 'number' && Number.isInteger(v)) return v
-  if (typeof v === 'string' && /^\s*[-+]?\d+(\.0*)?\s*$/.test(v)) return Number.parseInt(v, 10)
-  return fail('Invalid integer')
+  let n: number
+  if (typeof v === 'number') n = v
+  else if (typeof v === 'string' && INT_RE.test(v)) n = Number(v.trim())
+  else return fail('Invalid integer')
+  if (!Number.isFinite(n) || !Number.isInteger(n)) return fail('Invalid integer')
+  if (Math.abs(n) > MAX_INT) return fail(TOO_LARGE)
+  return n === 0 ? 0 : n // no -0
 }
 
 export const naturalNumber = (def?: number) =>

@@ -1,0 +1,64 @@
+// Issue 16: the 500s born in validation (numeric extremes, huge text filters, huge FTS queries)
+// answer CKAN's 409 Validation Error envelope instead.
+import { beforeAll, describe, expect, it } from 'vitest'
+import { setup, type Caller, type TestEnv } from '../helpers/setup'
+
+let t: TestEnv
+let admin: Caller
+
+beforeAll(async () => {
+  t = await setup()
+  admin = await t.make.sysadmin()
+  await t.make.dataset(admin, { name: 'limits-one', tags: [{ name: 'tag_one' }] })
+  await t.make.dataset(admin, { name: 'limits-two', tags: [{ name: 'tagXone' }] })
+})
+
+/** A clean 409 envelope with a Validation Error on `key`; returns that key's messages. */
+function validationError(r: { status: number; body: any }, key: string): string[] {
+  expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(409)
+  expect(r.body.success).toBe(false)
+  expect(r.body.error.__type).toBe('Validation Error')
+  expect(r.body.error[key], JSON.stringify(r.body.error).slice(0, 300)).toBeDefined()
+  return r.body.error[key]
+}
+
+describe('integer parameters', () => {
+  const BAD: unknown[] = ['10.0', '1e3', 1e308, -1e308, '1e308', 'Infinity', '-Infinity', 'NaN', 2 ** 31, '99999999999999999999']
+
+  it('refuses non-integers and extremes on the autocomplete actions (no SQLite mismatch)', async () => {
+    for (const action of ['package_autocomplete', 'format_autocomplete', 'group_autocomplete', 'organization_autocomplete', 'user_autocomplete', 'tag_autocomplete']) {
+      for (const limit of BAD) {
+        const r = await t.call(action, { q: 'li', limit }, admin)
+        const msgs = validationError(r, 'limit')
+        expect(msgs[0]).toMatch(/^(Invalid integer|Must be at most 2147483647)$/)
+      }
+    }
+  })
+
+  it('keeps CKAN messages: "10.0" and NaN are invalid integers, -1 is not a natural number', async () => {
+    expect(validationError(await t.call('package_list', { limit: '10.0' }), 'limit')).toEqual(['Invalid integer'])
+    expect(validationError(await t.call('package_list', { offset: 'NaN' }), 'offset')).toEqual(['Invalid integer'])
+    expect(validationError(await t.call('package_search', { rows: 'Infinity' }), 'rows')).toEqual(['Invalid integer'])
+    expect(validationError(await t.call('package_search', { start: -1 }), 'start')).toEqual(['Must be a natural number'])
+    expect(validationError(await t.call('package_search', { rows: 1e308 }), 'rows')).toEqual(['Must be at most 2147483647'])
+    expect(validationError(await t.call('package_search', { 'facet.limit': '1e308' }), 'facet.limit')).toEqual(['Invalid integer'])
+    expect(validationError(await t.call('user_list', { limit: -1 }, admin), 'limit')).toEqual(['Must be a natural number'])
+    expect(validationError(await t.call('current_package_list_with_resources', { page: '2.5' }), 'page')).toEqual(['Invalid integer'])
+  })
+
+  it('still accepts integers, numbers with a zero fraction, and clamps rows to rows_max', async () => {
+    expect((await t.call('package_list', { limit: 10.0 })).status).toBe(200)
+    expect((await t.call('package_list', { limit: ' 5 ' })).status).toBe(200)
+    const r = await t.call('package_search', { rows: 2 ** 31 - 1 })
+    expect(r.status).toBe(200)
+    expect(r.body.result.results.length).toBe(2)
+  })
+
+  it('answers GET query strings with extremes cleanly', async () => {
+    for (const q of ['limit=1e308', 'limit=Infinity', 'limit=NaN', 'limit=10.0', 'limit=-1', 'offset=-1e308']) {
+      const r = await t.get(`/api/3/action/package_list?${q}`)
+      expect(r.status, q).toBe(409)
+      expect((r.body as any).error.__type).toBe('Validation Error')
+    }
+  })
+})
