@@ -2,13 +2,13 @@
 import { and, asc, eq, or, sql } from 'drizzle-orm'
 import { groups } from '../db/schema'
 import type { ActionContext } from '../context'
-import { fail, field, MISSING } from '../validation/fields'
+import { capFilter, fail, field, MISSING } from '../validation/fields'
 import { containsCi } from './text-match'
 
 /** ckan default_autocomplete_schema `q`: required (not_missing), but "" is accepted. */
 export const autocompleteQuery = field((v) => {
   if (v === undefined || v === null) return fail(MISSING)
-  if (typeof v === 'string') return v
+  if (typeof v === 'string') return capFilter(v)
   if (typeof v === 'number' || typeof v === 'boolean') return String(v)
   return fail('Must be a string')
 })

@@ -3,6 +3,7 @@ import { and, asc, count, eq, getTableColumns, sql, type SQL } from 'drizzle-orm
 import { packages, resources } from '../db/schema'
 import type { ActionContext } from '../context'
 import { ValidationError } from '../errors'
+import { assertFilterLength } from '../validation/fields'
 import { parseIsoDate } from './package-validate'
 import { resourceToDict, type ResourceRow } from './resource'
 import { containsCi, startsWithCi } from './text-match'
@@ -62,6 +63,7 @@ export function resourceCriteria(query: unknown, fields: Record<string, unknown>
   if (!isNone) {
     const pairs = typeof query === 'string' ? [query] : query
     if (!Array.isArray(pairs)) throw new ValidationError({ query: PAIRS_ERROR })
+    assertFilterLength('query', pairs)
     for (const pair of pairs) {
       const colon = typeof pair === 'string' ? pair.indexOf(':') : -1
       if (colon < 0) throw new ValidationError({ query: PAIRS_ERROR })
@@ -70,7 +72,11 @@ export function resourceCriteria(query: unknown, fields: Record<string, unknown>
     }
     return criteria
   }
-  for (const [field, terms] of Object.entries(fields!)) criteria.set(field, legacyTerms(terms))
+  for (const [field, terms] of Object.entries(fields!)) {
+    const list = legacyTerms(terms)
+    assertFilterLength('fields', list)
+    criteria.set(field, list)
+  }
   return criteria
 }
 

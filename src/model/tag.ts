@@ -5,7 +5,8 @@ import { changeLog, packageTags, packages, tags, vocabularies } from '../db/sche
 import type { ActionContext } from '../context'
 import { changeRow } from './changes'
 import { packageDicts, type PackageDict } from './package'
-import { fail, field, isMissing, MISSING } from '../validation/fields'
+import { assertFilterLength, fail, field, isMissing, MISSING } from '../validation/fields'
+import { likeContains } from './text-match'
 
 export type TagRow = typeof tags.$inferSelect
 export type VocabularyRow = typeof vocabularies.$inferSelect
@@ -135,7 +136,6 @@ export interface TagSearch {
   offset?: number
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c)
 // eslint-disable-next-line no-control-regex
 const isAscii = (s: string) => /^[\x00-\x7f]*$/.test(s)
 
@@ -169,7 +169,7 @@ export async function searchTags(
   if (terms.every(isAscii)) {
     // SQLite's LIKE folds ASCII case, which is all an ASCII term needs.
     for (const t of terms)
-      where.push(sql`${tags.name} LIKE ${'%' + escapeLike(t) + '%'} ESCAPE '\\'`)
+      where.push(likeContains(tags.name, t))
     const cond = and(...where)
     const [total] = await ctx.db.select({ n: count() }).from(tags).where(cond)
     const q = ctx.db.select().from(tags).where(cond).orderBy(asc(tags.name)).offset(offset)
@@ -279,9 +279,11 @@ export function searchTerms(
   fields?: Record<string, unknown>,
 ): string[] {
   const terms = [...(query?.length ? query : (q ?? []))]
+  const fromFields: string[] = []
   for (const [k, v] of Object.entries(fields ?? {}))
-    if ((k === 'tag' || k === 'tags') && typeof v === 'string') terms.push(v)
-  return terms
+    if ((k === 'tag' || k === 'tags') && typeof v === 'string') fromFields.push(v)
+  assertFilterLength('fields', fromFields)
+  return [...terms, ...fromFields]
 }
 
 function checkVocabularyName(v: unknown) {

@@ -35,3 +35,10 @@ export function startsWithCi(col: SQLWrapper, term: string): SQL {
     return sql`instr(lower(${col}), ${term.toLowerCase()}) = 1`
   return sql`${col} GLOB ${globText(term) + '*'}`
 }
+
+/** `s` with LIKE's wildcards (and the escape character) escaped for `ESCAPE '\\'`. */
+export const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => '\\' + c)
+
+/** `col` contains `term` (SQLite's LIKE: ASCII case folded); `%` and `_` match literally. */
+export const likeContains = (col: SQLWrapper, term: string): SQL =>
+  sql`${col} LIKE ${'%' + escapeLike(term) + '%'} ESCAPE '\\'`

@@ -1,6 +1,6 @@
 // Shared validators (our validators.py): lenient about input encodings, strict with CKAN's messages.
 import { z } from 'zod'
-import { IntegrityError } from '../errors'
+import { IntegrityError, ValidationError } from '../errors'
 import { isQueueName } from '../jobs/job-queue'
 
 export const MISSING = 'Missing value'
@@ -131,6 +131,40 @@ export const stringList = field((v) => {
   if (typeof v === 'string') return v === '' ? [] : [v]
   if (!Array.isArray(v)) return fail('Not a list')
   for (const item of v) if (typeof item !== 'string') return fail(`Not a string: ${String(item)}`)
+  return v as string[]
+})
+
+/**
+ * The longest text filter (a `q`, `query` or term that reaches LIKE, instr, GLOB or FTS). SQLite
+ * refuses patterns past 50,000 bytes; no real filter comes near this.
+ */
+export const MAX_FILTER_CHARS = 1000
+export const FILTER_TOO_LONG = `Must be a maximum of ${MAX_FILTER_CHARS} characters long`
+
+/** A text filter within MAX_FILTER_CHARS, or the failure. */
+export const capFilter = (s: string): string | FieldFail =>
+  s.length > MAX_FILTER_CHARS ? fail(FILTER_TOO_LONG) : s
+
+/** For hand-written parsers: throws a Validation Error on `key` if any term is too long. */
+export function assertFilterLength(key: string, terms: readonly unknown[]) {
+  if (terms.some((t) => typeof t === 'string' && t.length > MAX_FILTER_CHARS))
+    throw ValidationError.field(key, FILTER_TOO_LONG)
+}
+
+/** An optional text filter: optString with the length cap. */
+export const filterText = field((v) => {
+  if (v === undefined || v === null) return v
+  const s = asString(v)
+  return s instanceof FieldFail ? s : capFilter(s)
+})
+
+/** A list of text filters: stringList with the length cap on every item. */
+export const filterList = field((v) => {
+  if (v === undefined || v === null) return undefined
+  if (typeof v === 'string') return v === '' ? [] : v.length > MAX_FILTER_CHARS ? fail(FILTER_TOO_LONG) : [v]
+  if (!Array.isArray(v)) return fail('Not a list')
+  for (const item of v) if (typeof item !== 'string') return fail(`Not a string: ${String(item)}`)
+  for (const item of v) if (item.length > MAX_FILTER_CHARS) return fail(FILTER_TOO_LONG)
   return v as string[]
 })
 

@@ -62,3 +62,43 @@ describe('integer parameters', () => {
     }
   })
 })
+
+describe('text filters', () => {
+  const HUGE = 'x'.repeat(1_000_000)
+
+  it('refuses a 1 MB filter with a Validation Error naming the field', async () => {
+    const cases: [string, object, string][] = [
+      ['tag_list', { query: HUGE }, 'query'],
+      ['tag_list', { q: [HUGE] }, 'q'],
+      ['tag_search', { query: HUGE }, 'query'],
+      ['tag_search', { fields: { tags: HUGE } }, 'fields'],
+      ['tag_autocomplete', { query: HUGE }, 'query'],
+      ['user_list', { q: HUGE }, 'q'],
+      ['user_autocomplete', { q: HUGE }, 'q'],
+      ['group_list', { q: HUGE }, 'q'],
+      ['organization_list', { q: HUGE }, 'q'],
+      ['group_autocomplete', { q: HUGE }, 'q'],
+      ['organization_autocomplete', { q: HUGE }, 'q'],
+      ['package_autocomplete', { q: HUGE }, 'q'],
+      ['format_autocomplete', { q: HUGE }, 'q'],
+      ['resource_search', { query: `name:${HUGE}` }, 'query'],
+      ['resource_search', { fields: { name: HUGE } }, 'fields'],
+    ]
+    for (const [action, params, key] of cases) {
+      const r = await t.call(action, params, admin)
+      expect(validationError(r, key), action).toEqual(['Must be a maximum of 1000 characters long'])
+    }
+  })
+
+  it('accepts filters up to the cap', async () => {
+    expect((await t.call('tag_list', { query: 'x'.repeat(1000) })).body.result).toEqual([])
+  })
+
+  it('matches % and _ literally', async () => {
+    expect(await t.ok('tag_list', { query: 'tag_' })).toEqual(['tag_one'])
+    expect(await t.ok('tag_list', { query: '%' })).toEqual([])
+    expect(await t.ok('tag_search', { query: 'g_o' })).toMatchObject({ count: 1 })
+    expect(await t.ok('user_list', { q: '%' }, admin)).toEqual([])
+    expect(await t.ok('group_list', { q: '_' })).toEqual([])
+  })
+})

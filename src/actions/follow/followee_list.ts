@@ -4,7 +4,7 @@ import { defineAction } from '../action'
 import { invoke } from '../invoke'
 import { requireCanSeeFollowees } from '../../auth/follow'
 import { loadFollowTarget } from '../../model/follow-target'
-import { optString } from '../../validation/fields'
+import { filterText } from '../../validation/fields'
 import { datasetFolloweeList } from './dataset_followee_list'
 import { groupFolloweeList } from './group_followee_list'
 import { organizationFolloweeList } from './organization_followee_list'
@@ -44,7 +44,7 @@ are sorted by display name.
 :rtype: list of dictionaries`,
   auth: async (ctx, input) =>
     requireCanSeeFollowees(ctx, (await loadFollowTarget(ctx, 'user', input.id)).row),
-  params: z.object({ id: z.unknown().optional(), q: optString }),
+  params: z.object({ id: z.unknown().optional(), q: filterText }),
   async run(ctx, { id, q }) {
     const { row } = await loadFollowTarget(ctx, 'user', id)
     const items: { type: string; display_name: string; dict: Dict }[] = []

@@ -1,11 +1,12 @@
 // group_list: the names (or dicts) of active groups, filtered, sorted and paged.
 import { z } from 'zod'
-import { and, asc, count, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import { defineAction } from '../action'
-import { ckanBool, naturalNumber, optString, stringList } from '../../validation/fields'
+import { ckanBool, filterText, naturalNumber, optString, stringList } from '../../validation/fields'
 import { ValidationError } from '../../errors'
 import { groups, members, packages } from '../../db/schema'
 import type { ActionContext } from '../../context'
+import { likeContains } from '../../model/text-match'
 import { SHOW_DEFAULTS, groupDict, kindOf, strictBool, type GroupRow } from '../../model/group'
 
 const SORT_FIELDS = ['name', 'packages', 'package_count', 'title']
@@ -99,7 +100,7 @@ export function listAction({ name, isOrg }: { name: string; isOrg: boolean }) {
       offset: naturalNumber(),
       groups: stringList,
       organizations: stringList,
-      q: optString,
+      q: filterText,
       type: optString,
       all_fields: ckanBool(false),
     }),
@@ -121,12 +122,12 @@ export function listAction({ name, isOrg }: { name: string; isOrg: boolean }) {
       ]
       if (names) conds.push(inArray(groups.name, names))
       if (p.q) {
-        const pattern = `%${p.q}%` // ckan: LIKE is case-insensitive here, as ILIKE is there
+        // ckan: ILIKE; SQLite's LIKE folds ASCII case too; % and _ match literally here
         conds.push(
           or(
-            like(groups.name, pattern),
-            like(groups.title, pattern),
-            like(groups.description, pattern),
+            likeContains(groups.name, p.q),
+            likeContains(groups.title, p.q),
+            likeContains(groups.description, p.q),
           ),
         )
       }

@@ -1,7 +1,7 @@
 // tag_autocomplete: names of the tags that contain the typed text.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { jsonObject, naturalNumber, optString, stringList } from '../../validation/fields'
+import { jsonObject, naturalNumber, optString, filterList } from '../../validation/fields'
 import { searchTags, searchTerms } from '../../model/tag'
 
 export const tagAutocomplete = defineAction({
@@ -22,8 +22,8 @@ Takes the same parameters as tag_search.
 :rtype: list of strings`,
   auth: 'anyone',
   params: z.object({
-    query: stringList,
-    q: stringList,
+    query: filterList,
+    q: filterList,
     vocabulary_id: optString,
     fields: jsonObject,
     limit: naturalNumber(),

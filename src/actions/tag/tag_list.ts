@@ -1,7 +1,7 @@
 // tag_list: names (or dicts) of the free tags in use, or of a vocabulary's tags.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { ckanBool, optString, stringList } from '../../validation/fields'
+import { ckanBool, optString, filterList } from '../../validation/fields'
 import { NotFound } from '../../errors'
 import {
   findVocabulary,
@@ -29,8 +29,8 @@ of that vocabulary.
 :rtype: list of strings or dictionaries`,
   auth: 'anyone',
   params: z.object({
-    query: stringList,
-    q: stringList,
+    query: filterList,
+    q: filterList,
     vocabulary_id: optString,
     all_fields: ckanBool(false),
   }),

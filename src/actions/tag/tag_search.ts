@@ -1,7 +1,7 @@
 // tag_search: tags whose names contain every search term.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { jsonObject, naturalNumber, optString, stringList } from '../../validation/fields'
+import { jsonObject, naturalNumber, optString, filterList } from '../../validation/fields'
 import { searchTags, searchTerms, tagSearchDict } from '../../model/tag'
 
 export const tagSearch = defineAction({
@@ -25,8 +25,8 @@ Without a vocabulary only free tags that are or were on a dataset are searched.
 :rtype: dictionary`,
   auth: 'anyone',
   params: z.object({
-    query: stringList,
-    q: stringList,
+    query: filterList,
+    q: filterList,
     vocabulary_id: optString,
     fields: jsonObject,
     limit: naturalNumber(),

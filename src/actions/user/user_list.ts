@@ -1,12 +1,13 @@
 // user_list: the site's (non-deleted) users, as dicts or names, filtered and ordered.
 import { z } from 'zod'
-import { and, asc, eq, like, ne, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
+import { and, asc, eq, ne, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { defineAction } from '../action'
 import { packages, users } from '../../db/schema'
 import { ValidationError } from '../../errors'
 import { requireCanListUsers } from '../../auth/user'
 import { siteUserName, userDicts } from '../../model/user'
-import { ckanBool, naturalNumber, optString } from '../../validation/fields'
+import { ckanBool, filterText, naturalNumber, optString } from '../../validation/fields'
+import { likeContains } from '../../model/text-match'
 
 const createdCount = sql`(select count(*) from ${packages} where ${packages.creator_user_id} = ${users.id} and ${packages.state} = 'active' and ${packages.private} = 0)`
 
@@ -49,7 +50,7 @@ Deleted users are left out, and so is the site user unless asked for.
 :rtype: list of dictionaries or strings`,
   auth: requireCanListUsers,
   params: z.object({
-    q: optString,
+    q: filterText,
     email: optString,
     order_by: optString,
     all_fields: ckanBool(true),
@@ -69,10 +70,9 @@ Deleted users are left out, and so is the site user unless asked for.
     if (!p.include_site_user) where.push(ne(users.name, siteUserName(ctx)))
     if (p.email) where.push(eq(users.email, p.email))
     if (p.q) {
-      // ckan: a plain ILIKE substring match (the caller's % and _ act as wildcards)
-      const pattern = `%${p.q}%`
-      const fields = [like(users.name, pattern), like(users.fullname, pattern)]
-      if (ctx.user?.sysadmin) fields.push(like(users.email, pattern))
+      // ckan: an ILIKE substring match; here the caller's % and _ match literally
+      const fields = [likeContains(users.name, p.q), likeContains(users.fullname, p.q)]
+      if (ctx.user?.sysadmin) fields.push(likeContains(users.email, p.q))
       where.push(or(...fields)!)
     }
     const rows = await ctx.db
