@@ -58,6 +58,18 @@ const JOINERS = new Set(['-', '.', "'", '’', '_', '/', ':', '@'])
 const MAX_DISTANCE = 16384 // PostgreSQL's MAXENTRYPOS
 const DISTANCE_ERROR =
   'distance in phrase operator must be an integer value between zero and 16384 inclusive'
+/** The most words one datastore_search `q` (or one column's text of a dict `q`) may hold. */
+export const MAX_QUERY_TERMS = 100
+export const MAX_QUERY_CHARS = 10_000
+
+/** Why `q` is too big for a full-text query (checked with the parameters), or undefined. */
+export function queryTooBig(q: string): string | undefined {
+  if (q.length > MAX_QUERY_CHARS) return `Must be a maximum of ${MAX_QUERY_CHARS} characters long`
+  let n = 0
+  for (const _ of q.matchAll(TOKEN)) if (++n > MAX_QUERY_TERMS) break
+  return n > MAX_QUERY_TERMS ? `Must have at most ${MAX_QUERY_TERMS} search terms` : undefined
+}
+
 const MAX_TERMS = 1000 // bounds phrase distribution (exponential in nested ORs) and recursion
 const MAX_NESTING = 100 // parentheses in q
 // FTS5's parser stack overflows from 33 levels of right-nested parentheses (measured)

@@ -2,6 +2,7 @@
 import type { Config } from '../config/load'
 import { ValidationError } from '../errors'
 import { FieldFail, isMissing, MISSING, toBool, toInt } from '../validation/fields'
+import { queryTooBig } from './fts'
 import { toList } from './params'
 import type { SearchSpec } from './query'
 
@@ -72,6 +73,9 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
       q = parsed && typeof parsed === 'object' ? (parsed as Record<string, string>) : s
     }
     echo.q = q
+    const texts = typeof q === 'string' ? [q] : Object.values(q ?? {})
+    const big = texts.map((x) => (typeof x === 'string' ? queryTooBig(x) : undefined)).find(Boolean)
+    if (big) err('q', big)
   }
 
   const bool = (k: string, def: boolean) => {

@@ -102,3 +102,30 @@ describe('text filters', () => {
     expect(await t.ok('group_list', { q: '_' })).toEqual([])
   })
 })
+
+describe('full-text queries', () => {
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ')
+
+  it('refuses a datastore_search q of 10,000 words (plain, tsquery and per column)', async () => {
+    const pkg = await t.make.dataset(admin)
+    const created = await t.ok(
+      'datastore_create',
+      { resource: { package_id: pkg.id }, fields: [{ id: 'body', type: 'text' }], records: [{ body: 'word1 word2' }] },
+      admin,
+    )
+    const rid = created.resource_id as string
+    for (const params of [
+      { q: words(10_000) },
+      { q: words(10_000), plain: false },
+      { q: { body: words(10_000) } },
+      { q: words(101) },
+      { q: 'x'.repeat(1_000_000) },
+    ]) {
+      const r = await t.call('datastore_search', { resource_id: rid, ...params }, admin)
+      expect(validationError(r, 'q')[0]).toMatch(/^Must (have at most 100 search terms|be a maximum of 10000 characters long)$/)
+    }
+    const ok = await t.call('datastore_search', { resource_id: rid, q: words(100) }, admin)
+    expect(ok.status).toBe(200)
+    expect((await t.ok('datastore_search', { resource_id: rid, q: 'word1' }, admin)).records).toHaveLength(1)
+  })
+})
