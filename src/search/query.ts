@@ -89,6 +89,18 @@ export class QueryParseError extends Error {
   }
 }
 
+/** The most words one `q` or `fq` may hold (Solr's default maxBooleanClauses), and its length. */
+export const MAX_QUERY_TERMS = 1024
+export const MAX_QUERY_CHARS = 100_000
+
+/** Why a query text is too big to parse and run (a Validation Error on its parameter). */
+export function queryTooBig(text: string): string | undefined {
+  if (text.length > MAX_QUERY_CHARS) return `Must be a maximum of ${MAX_QUERY_CHARS} characters long`
+  let n = 0
+  for (const _ of text.matchAll(/[^\s():"+\-!]+/g)) if (++n > MAX_QUERY_TERMS) break
+  return n > MAX_QUERY_TERMS ? `Must have at most ${MAX_QUERY_TERMS} search terms` : undefined
+}
+
 /** True when a parameter value uses Solr local-parameter syntax (`{!...}`), which is refused. */
 export const hasLocalParams = (value: string) => value.includes('{!')
 export const localParamsMessage = (param: string) =>

@@ -129,3 +129,22 @@ describe('full-text queries', () => {
     expect((await t.ok('datastore_search', { resource_id: rid, q: 'word1' }, admin)).records).toHaveLength(1)
   })
 })
+
+describe('catalogue search queries', () => {
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ')
+
+  it('refuses a package_search q or fq of 10,000 words with a Validation Error', async () => {
+    for (const [params, key] of [
+      [{ q: words(10_000) }, 'q'],
+      [{ q: `title:(${words(10_000)})` }, 'q'],
+      [{ fq: words(10_000) }, 'fq'],
+      [{ fq_list: ['name:x', words(10_000)] }, 'fq_list'],
+      [{ q: 'x'.repeat(1_000_000) }, 'q'],
+    ] as [object, string][]) {
+      const r = await t.call('package_search', params)
+      expect(validationError(r, key)[0]).toMatch(/^Must (have at most 1024 search terms|be a maximum of 100000 characters long)$/)
+    }
+    const r = await t.call('package_search', { q: words(1000) })
+    expect(r.status).toBe(200)
+  })
+})

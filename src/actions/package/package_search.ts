@@ -8,7 +8,7 @@ import { collaborationIds } from '../../auth/collaborator'
 import { packageDicts } from '../../model/package'
 import { flDict, flFields, searchFacets } from '../../model/search-result'
 import { pyRepr } from '../../lib/py-repr'
-import { hasLocalParams, localParamsMessage, parseFilter, parseQ, QueryParseError } from '../../search/query'
+import { hasLocalParams, localParamsMessage, parseFilter, parseQ, QueryParseError, queryTooBig } from '../../search/query'
 import { effectiveSort, facetFieldParam, facetLimitParam, facetMincountParam, parseSort, SortParseError } from '../../search/sort'
 import type { ActionContext } from '../../context'
 
@@ -40,6 +40,16 @@ const KNOWN = new Set([
 ])
 
 const anyValue = z.unknown().optional()
+
+/** Refuses a `q` / `fq` past the size a query may have (search/query.ts). */
+function sizeCheck<T extends string | string[] | null | undefined>(v: T, ctx: z.RefinementCtx): T {
+  const texts: string[] = typeof v === 'string' ? [v] : (v ?? [])
+  const big = texts.map(queryTooBig).find(Boolean)
+  if (big) ctx.addIssue({ code: 'custom', message: big })
+  return v
+}
+const queryText = optString.transform(sizeCheck)
+const queryTextList = stringList.transform(sizeCheck)
 
 export const packageSearch = defineAction({
   name: 'package_search',
@@ -77,9 +87,9 @@ export const packageSearch = defineAction({
 :rtype: dictionary`,
   auth: 'anyone',
   params: z.object({
-    q: optString,
-    fq: optString,
-    fq_list: stringList,
+    q: queryText,
+    fq: queryText,
+    fq_list: queryTextList,
     sort: optString,
     rows: naturalNumber(10),
     start: naturalNumber(0),
