@@ -4,6 +4,7 @@ import { ValidationError } from '../errors'
 import { isMissing, MISSING, toBool } from '../validation/fields'
 import { toList } from './params'
 import type { SearchSpec } from './query'
+import { parseBoundedJson } from '../lib/bounded-json'
 
 const KNOWN = new Set([
   'resource_id', 'id', 'filters', 'q', 'plain', 'language', 'distinct', 'fields', 'sort', 'limit',
@@ -32,7 +33,7 @@ const int = (v: unknown): number | undefined =>
 function jsonObject(v: unknown): Record<string, unknown> | string | undefined {
   if (typeof v === 'string') {
     try {
-      v = JSON.parse(v)
+      v = parseBoundedJson(v)
     } catch {
       return 'Cannot parse JSON'
     }

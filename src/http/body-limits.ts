@@ -3,12 +3,16 @@
 // builds anything (nesting, keys, strings), so no input can overflow the stack or the memory.
 import type { Config } from '../config/load'
 import { RequestTooLarge, ValidationError } from '../errors'
+import {
+  checkJsonShape as scanJson,
+  JsonLimitError,
+  type JsonLimits,
+  tooLongText,
+  tooManyKeysText,
+} from '../lib/bounded-json'
 
-export interface BodyLimits {
+export interface BodyLimits extends JsonLimits {
   maxBytes: number
-  maxDepth: number
-  maxKeys: number
-  maxString: number
 }
 
 const MB = 1024 * 1024
@@ -26,18 +30,8 @@ export function bodyLimits(config: Config): BodyLimits {
   }
 }
 
-export const tooDeep = (l: BodyLimits) =>
-  ValidationError.message(
-    `The request data is nested deeper than ${l.maxDepth} levels (service.max_request_depth)`,
-  )
-export const tooManyKeys = (l: BodyLimits) =>
-  ValidationError.message(
-    `The request data has more than ${l.maxKeys} keys or items in one object, list or form (service.max_request_keys)`,
-  )
-export const tooLong = (l: BodyLimits) =>
-  ValidationError.message(
-    `The request data has a value longer than ${l.maxString} characters (service.max_request_string_length)`,
-  )
+export const tooManyKeys = (l: BodyLimits) => ValidationError.message(tooManyKeysText(l))
+export const tooLong = (l: BodyLimits) => ValidationError.message(tooLongText(l))
 
 /**
  * Reads `body` to its end, refusing (413) and cancelling it as soon as more than `maxBytes`
@@ -80,40 +74,13 @@ export function checkDeclaredLength(headers: Headers, maxBytes: number) {
   if (len > maxBytes) throw new RequestTooLarge(Math.round((maxBytes / MB) * 100) / 100)
 }
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_ARRAY = 0x5b
-const OPEN_OBJECT = 0x7b
-const CLOSE_ARRAY = 0x5d
-const CLOSE_OBJECT = 0x7d
-const COMMA = 0x2c
-
-/**
- * One pass over JSON text, without recursion: refuses nesting deeper than `maxDepth`, more than
- * `maxKeys` members in one object or array, and strings longer than `maxString` code units.
- * Malformed text is left to JSON.parse (the scan only needs to be right for well-formed text).
- */
+/** `checkJsonShape` of lib/bounded-json.ts, refusing with a Validation Error. */
 export function checkJsonShape(text: string, l: BodyLimits) {
-  const counts = new Array<number>(Math.min(l.maxDepth, 1024) + 1).fill(0)
-  let depth = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === QUOTE) {
-      const start = i
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i)
-        if (d === BACKSLASH) i++
-        else if (d === QUOTE) break
-      }
-      if (i - start - 1 > l.maxString) throw tooLong(l)
-    } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (++depth > l.maxDepth) throw tooDeep(l)
-      counts[depth] = 1
-    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
-      if (depth > 0) depth--
-    } else if (c === COMMA && depth > 0) {
-      if (++counts[depth]! > l.maxKeys) throw tooManyKeys(l)
-    }
+  try {
+    scanJson(text, l)
+  } catch (e) {
+    if (e instanceof JsonLimitError) throw ValidationError.message(e.message)
+    throw e
   }
 }
 

@@ -18,7 +18,11 @@ export function internalError(err: unknown, help?: string): Response {
   const detail = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err)
   console.error(`internal error (request ${id}): ${detail}`)
   // protocol.md §6: "Any other exception" → __type and message exactly as CKAN's, plus the id
-  const error = { __type: 'Internal Server Error', message: 'Internal Server Error', request_id: id }
+  const error = {
+    __type: 'Internal Server Error',
+    message: 'Internal Server Error',
+    request_id: id,
+  }
   const body = help === undefined ? { success: false, error } : { help, error, success: false }
   return new Response(asciiJson(body), {
     status: 500,

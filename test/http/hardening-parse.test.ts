@@ -74,6 +74,28 @@ describe('deeply nested JSON bodies', () => {
   })
 })
 
+describe('deep JSON text inside a parameter', () => {
+  it('package_search facet.field of 100,000 levels → the field error, no 500', async () => {
+    const r = await post(
+      'package_search',
+      JSON.stringify({ 'facet.field': deepArray(100_000) }),
+      'application/json',
+    )
+    expect(r.status).toBe(409)
+    expect(JSON.parse(r.text).error['facet.field']).toEqual(['Could not parse as valid JSON'])
+  })
+
+  it('datastore_search filters of 100,000 levels → a clean error, no 500', async () => {
+    const r = await post(
+      'datastore_search',
+      JSON.stringify({ resource_id: 'nope', filters: deepObject(100_000) }),
+      'application/json',
+    )
+    expect(r.status).toBeGreaterThanOrEqual(400)
+    expect(r.status).toBeLessThan(500)
+  })
+})
+
 describe('bodies sent to actions that take no parameters', () => {
   for (const name of ['site_read', 'status_show', 'member_roles_list']) {
     it(`${name}: a form body → 200`, async () => {
@@ -123,10 +145,11 @@ describe('the body size limit', () => {
     const before = process.memoryUsage().rss
     let peak = before
     let sent = 0
+    const head = new TextEncoder().encode('{"x": "')
     const body = new ReadableStream<Uint8Array>({
       pull(c) {
         peak = Math.max(peak, process.memoryUsage().rss)
-        if (sent === 0) c.enqueue(new TextEncoder().encode('{"x": "'))
+        if (sent === 0) c.enqueue(head)
         if (sent++ >= 200) return c.close()
         c.enqueue(chunk)
       },
