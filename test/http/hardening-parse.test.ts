@@ -50,6 +50,22 @@ describe('deeply nested JSON bodies', () => {
     }
   }
 
+  it('refuses 100,000 levels over a socket without the RSS growing by 50 MB', async () => {
+    global.gc?.()
+    const before = process.memoryUsage().rss
+    for (const body of [`{"id": ${deepArray(100_000)}}`, deepObject(100_000)]) {
+      const res = await fetch(`${server.url}/api/3/action/group_create`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+      })
+      expect(res.status).toBe(409)
+      expect((await res.json()).error.__type).toBe('Validation Error')
+    }
+    expect(process.memoryUsage().rss - before).toBeLessThan(50 * MB)
+    expect((await fetch(`${server.url}/api/3/action/site_read`)).status).toBe(200)
+  })
+
   it('accepts nesting up to the limit and the server still answers', async () => {
     const r = await post('site_read', `{"x": ${deepArray(63)}}`, 'application/json')
     expect(r.status).toBe(200)
