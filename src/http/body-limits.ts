@@ -32,6 +32,9 @@ export function bodyLimits(config: Config): BodyLimits {
 
 export const tooManyKeys = (l: BodyLimits) => ValidationError.message(tooManyKeysText(l))
 export const tooLong = (l: BodyLimits) => ValidationError.message(tooLongText(l))
+/** 413 naming the limit in MB. */
+export const tooLarge = (maxBytes: number) =>
+  new RequestTooLarge(Math.round((maxBytes / MB) * 100) / 100)
 
 /**
  * Reads `body` to its end, refusing (413) and cancelling it as soon as more than `maxBytes`
@@ -51,7 +54,7 @@ export async function readCapped(
       size += value.byteLength
       if (size > maxBytes) {
         await reader.cancel().catch(() => {})
-        throw new RequestTooLarge(Math.round((maxBytes / MB) * 100) / 100)
+        throw tooLarge(maxBytes)
       }
       chunks.push(value)
     }
@@ -68,10 +71,36 @@ export async function readCapped(
   return out
 }
 
+/**
+ * Reads `body` to its end keeping nothing; more than `maxBytes`: 413 (naming `limitBytes`, the
+ * configured limit). Returns the byte count.
+ */
+export async function drainCapped(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  limitBytes = maxBytes,
+): Promise<number> {
+  const reader = body.getReader()
+  let size = 0
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return size
+      size += value.byteLength
+      if (size > maxBytes) {
+        await reader.cancel().catch(() => {})
+        throw tooLarge(limitBytes)
+      }
+    }
+  } finally {
+    reader.releaseLock()
+  }
+}
+
 /** A Content-Length over the limit is refused before a byte is read. */
 export function checkDeclaredLength(headers: Headers, maxBytes: number) {
   const len = Number(headers.get('content-length') ?? '0')
-  if (len > maxBytes) throw new RequestTooLarge(Math.round((maxBytes / MB) * 100) / 100)
+  if (len > maxBytes) throw tooLarge(maxBytes)
 }
 
 /** `checkJsonShape` of lib/bounded-json.ts, refusing with a Validation Error. */

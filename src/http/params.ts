@@ -1,5 +1,5 @@
 // Request → data dict, in CKAN's order: form fields, then the query string (reads), then a JSON body.
-import { BadRequest, RequestTooLarge } from '../errors'
+import { BadRequest } from '../errors'
 import type { DataDict } from '../data-dict'
 import { pyReprBrief } from '../lib/py-repr'
 import { boundaryOf, MultipartError, readMultipart, type FormPart } from './multipart'
@@ -7,7 +7,9 @@ import {
   checkDeclaredLength,
   checkJsonShape,
   checkPairs,
+  drainCapped,
   readCapped,
+  tooLarge,
   tooLong,
   tooManyKeys,
   type BodyLimits,
@@ -58,7 +60,7 @@ function collect(entries: Iterable<[string, unknown]>): DataDict {
 
 /**
  * Stores a file part as it streams in and returns the value the data dict gets for it
- * (undefined: the part is not wanted, and the stager has cancelled `body`).
+ * (undefined: the part is not wanted, and the stager has left `body` unread for the caller).
  */
 export type StageFile = (part: FormPart, body: ReadableStream<Uint8Array>) => Promise<unknown>
 
@@ -90,6 +92,7 @@ export async function readDataDict(
     if (!boundary) throw new BadRequest('JSON Error: Error decoding the multipart form data.')
     const fields: [string, string][] = []
     const files: [string, unknown][] = []
+    let unstored = 0
     try {
       await readMultipart(
         req.body!,
@@ -100,17 +103,18 @@ export async function readDataDict(
             fields.push([k, v])
           },
           async file(part, body) {
-            // ckan: a file input left empty arrives as a part without a file name
-            if (!part.filename || !stage) return body.cancel()
-            const value = await stage(part, body)
+            // ckan: a file input left empty arrives as a part without a file name; a file part
+            // nothing stores is read and dropped, within the body limit
+            const value = part.filename && stage ? await stage(part, body) : undefined
             if (value !== undefined) files.push([part.name, value])
+            else unstored += await drainCapped(body, limits.maxBytes - unstored, limits.maxBytes)
           },
         },
         {
           maxFieldBytes: limits.maxString * 4, // UTF-8: at most 4 bytes a character
           maxFieldsBytes: limits.maxBytes,
           fieldTooLong: () => tooLong(limits),
-          fieldsTooLarge: () => new RequestTooLarge(limits.maxBytes / (1024 * 1024)),
+          fieldsTooLarge: () => tooLarge(limits.maxBytes),
         },
       )
     } catch (e) {

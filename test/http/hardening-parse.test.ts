@@ -155,6 +155,18 @@ describe('the body size limit', () => {
     expect(res.status).toBe(413)
   })
 
+  it('reads and drops a file part nothing stores, within the body limit', async () => {
+    const small = new FormData()
+    small.set('f', new Blob([new Uint8Array(MB)]), 'f.bin')
+    const ok = await t.app.request('/api/3/action/status_show', { method: 'POST', body: small })
+    expect(ok.status).toBe(200)
+    const big = new FormData()
+    big.set('f', new Blob([new Uint8Array(11 * MB)]), 'f.bin')
+    const res = await t.app.request('/api/3/action/status_show', { method: 'POST', body: big })
+    expect(res.status).toBe(413)
+    expect((await res.json()).error.message).toMatch(/10 MB/)
+  })
+
   it('refuses a 200 MB streamed JSON body without the RSS growing by 50 MB', async () => {
     const chunk = new Uint8Array(MB).fill(0x20)
     global.gc?.()
