@@ -3,6 +3,7 @@ import { Hono } from 'hono'
 import { depsResolver, type DepsSource } from './http/deps-source'
 import { mountActionRoutes } from './http/action-route'
 import { asciiJson } from './lib/json'
+import { internalError } from './http/internal-error'
 import { mountUtilRoutes } from './http/util-routes'
 import { mountDumpRoute } from './http/dump-route'
 import { mountDownloadRoute } from './http/download-route'
@@ -27,13 +28,7 @@ export function createApp(source: DepsSource) {
   mountDumpRoute(app, deps)
   mountDownloadRoute(app, deps)
   mountImageRoute(app, deps)
-  app.onError((err) => {
-    console.error('unhandled error', err)
-    return new Response(asciiJson({ success: false, error: { __type: 'Internal Server Error', message: 'Internal Server Error' } }), {
-      status: 500,
-      headers: { 'content-type': 'application/json;charset=utf-8' },
-    })
-  })
+  app.onError((err) => internalError(err))
   return app
 }
 

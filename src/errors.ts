@@ -80,6 +80,15 @@ export class IntegrityError extends ActionError {
   }
 }
 
+/** 413: a request body over service.max_request_body_mb (refused while it streams in). */
+export class RequestTooLarge extends ActionError {
+  readonly type = 'Request Entity Too Large'
+  readonly status = 413
+  constructor(limitMb: number) {
+    super(`Request Entity Too Large: the request body exceeds ${limitMb} MB`)
+  }
+}
+
 /** 400 with a bare JSON string body, not the envelope (unknown action, bad body, GET on a write). */
 export class BadRequest extends Error {
   constructor(detail: string) {

@@ -79,6 +79,11 @@ export const OPTIONS: OptionDef[] = [
   o('service.preview.xml_formats', 'list', ['xml', 'rdf', 'rdf+xml', 'owl+xml', 'atom', 'rss'], 'Resource formats that text_view shows as XML (empty: the default).'),
   o('service.preview.json_formats', 'list', ['json'], 'Resource formats that text_view shows as JSON (empty: the default).'),
   o('service.preview.jsonp_formats', 'list', ['jsonp'], 'Resource formats that text_view shows as JSONP, from any domain (empty: the default).'),
+  // Requests (one parser for every body: JSON, form, multipart fields, query string)
+  o('service.max_request_body_mb', 'int', 10, 'Largest request body, in MB, file parts of a multipart body excepted (they have service.max_resource_size and service.max_image_size); larger: 413.'),
+  o('service.max_request_depth', 'int', 64, 'Deepest nesting of arrays and objects in a JSON body; deeper: Validation Error.'),
+  o('service.max_request_keys', 'int', 10000, 'Most keys of one JSON object, items of one JSON array, or fields of a form, multipart body or query string; more: Validation Error.'),
+  o('service.max_request_string_length', 'int', 10485760, 'Longest string value (characters) in a request; longer: Validation Error.'),
   // DataStore
   o('service.datastore.write_url', 'string', '', 'DataStore database URL (default: datastore.db beside an embedded catalogue; env DATASTORE_URL wins).'),
   o('service.datastore.read_url', 'string', '', 'DataStore read location of datastore_search, datastore_search_sql, datastore_info and dumps, with read-only access (default: the write database; env DATASTORE_READ_URL wins, its token DATASTORE_READ_AUTH_TOKEN).'),

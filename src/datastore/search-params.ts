@@ -5,6 +5,7 @@ import { FieldFail, isMissing, MISSING, toBool, toInt } from '../validation/fiel
 import { queryTooBig } from './fts'
 import { toList } from './params'
 import type { SearchSpec } from './query'
+import { parseBoundedJson } from '../lib/bounded-json'
 
 const KNOWN = new Set([
   'resource_id', 'id', 'filters', 'q', 'plain', 'language', 'distinct', 'fields', 'sort', 'limit',
@@ -30,7 +31,7 @@ export interface SearchParams {
 function jsonObject(v: unknown): Record<string, unknown> | string | undefined {
   if (typeof v === 'string') {
     try {
-      v = JSON.parse(v)
+      v = parseBoundedJson(v)
     } catch {
       return 'Cannot parse JSON'
     }

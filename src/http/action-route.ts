@@ -7,6 +7,7 @@ import type { ActionContext, Deps } from '../context'
 import { BadRequest } from '../errors'
 import { fail, helpUrl, ok } from './envelope'
 import { readDataDict } from './params'
+import { bodyLimits } from './body-limits'
 import type { DepsResolver } from './deps-source'
 import { stageInto } from './stage-upload'
 import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
@@ -33,7 +34,12 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
         throw new BadRequest('JSON Error: Invalid request. Please use POST method for your request')
       }
       deps = await source.of(req)
-      const data = await readDataDict(req, action.readOnly, stageInto(deps, staged))
+      const data = await readDataDict(
+        req,
+        action.readOnly,
+        bodyLimits(deps.config),
+        stageInto(deps, staged),
+      )
       // ckan: a `callback` parameter runs the call anonymously (JSONP safety)
       const hasCallback = 'callback' in data
       const callback = hasCallback ? String(data.callback) : undefined

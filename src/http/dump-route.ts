@@ -14,6 +14,7 @@ import {
 } from '../datastore/dump'
 import { FieldFail, toBool, toInt } from '../validation/fields'
 import { requestContext } from './action-route'
+import { parseBoundedJson } from '../lib/bounded-json'
 
 const int = (name: string) =>
   z
@@ -52,7 +53,7 @@ const query = z.object({
     .transform((v): string | Record<string, string> | undefined => {
       if (v === undefined || !v.trim().startsWith('{')) return v
       try {
-        const o = JSON.parse(v) as unknown
+        const o = parseBoundedJson(v) as unknown
         if (o && typeof o === 'object' && !Array.isArray(o)) return o as Record<string, string>
       } catch {
         /* plain text */
@@ -67,7 +68,7 @@ const query = z.object({
     .transform((v, c) => {
       if (v === undefined || v === '') return undefined
       try {
-        const f = JSON.parse(v) as unknown
+        const f = parseBoundedJson(v) as unknown
         if (f && typeof f === 'object' && !Array.isArray(f)) return f as Record<string, unknown>
       } catch {
         /* below */

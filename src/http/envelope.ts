@@ -1,6 +1,7 @@
 // CKAN's response envelope: success and error bodies, status codes and JSONP.
 import { ActionError, BadRequest } from '../errors'
 import { asciiJson, cachedAsciiJson } from '../lib/json'
+import { internalError } from './internal-error'
 
 const JSON_TYPE = 'application/json;charset=utf-8'
 
@@ -34,14 +35,9 @@ export function fail(help: string, err: unknown): Response {
   if (err instanceof BadRequest) {
     return new Response(asciiJson(err.message), { status: 400, headers: { 'content-type': JSON_TYPE } })
   }
-  let status = 500
-  let error: Record<string, unknown> = { __type: 'Internal Server Error', message: 'Internal Server Error' }
-  if (err instanceof ActionError) {
-    status = err.status
-    error = { ...err.body(), __type: err.type }
-  } else {
-    console.error('internal error', err)
-  }
+  if (!(err instanceof ActionError)) return internalError(err, help)
+  const status = err.status
+  const error = { ...err.body(), __type: err.type }
   return new Response(asciiJson({ help, error, success: false }), {
     status,
     headers: { 'content-type': JSON_TYPE },

@@ -20,6 +20,16 @@ export interface MultipartHandlers {
   file(part: FormPart, body: ReadableStream<Uint8Array>): Promise<void>
 }
 
+/** Limits on the text fields (file parts are the handler's to limit). */
+export interface MultipartLimits {
+  /** Bytes of one text field; more: `fieldTooLong()` is thrown. */
+  maxFieldBytes: number
+  /** Bytes of all text fields together; more: `fieldsTooLarge()` is thrown. */
+  maxFieldsBytes: number
+  fieldTooLong(): Error
+  fieldsTooLarge(): Error
+}
+
 const MAX_HEADER_BYTES = 16 * 1024
 /** Text fields are small; a larger one is refused rather than buffered. */
 const MAX_FIELD_BYTES = 8 * 1024 * 1024
@@ -76,7 +86,11 @@ export async function readMultipart(
   body: ReadableStream<Uint8Array>,
   boundary: string,
   on: MultipartHandlers,
+  limits?: MultipartLimits,
 ): Promise<void> {
+  const maxField = limits?.maxFieldBytes ?? MAX_FIELD_BYTES
+  const maxFields = limits?.maxFieldsBytes ?? Infinity
+  let fieldsSize = 0
   const reader = body.getReader()
   // The first delimiter may open the body without the CRLF that precedes every other one.
   const delim = enc.encode(`\r\n--${boundary}`)
@@ -130,7 +144,11 @@ export async function readMultipart(
         let size = 0
         await untilDelimiter((b) => {
           size += b.length
-          if (size > MAX_FIELD_BYTES) throw new MultipartError(`field ${part.name} too long`)
+          fieldsSize += b.length
+          if (size > maxField) {
+            throw limits ? limits.fieldTooLong() : new MultipartError(`field ${part.name} too long`)
+          }
+          if (fieldsSize > maxFields) throw limits!.fieldsTooLarge()
           chunks.push(b.slice())
         })
         on.field(part.name, dec.decode(chunks.reduce(concat, new Uint8Array(0))))

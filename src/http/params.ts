@@ -3,13 +3,21 @@ import { BadRequest } from '../errors'
 import type { DataDict } from '../data-dict'
 import { pyReprBrief } from '../lib/py-repr'
 import { boundaryOf, MultipartError, readMultipart, type FormPart } from './multipart'
-
-/** Largest request body accepted (uploads included). */
-export const MAX_BODY_BYTES = 64 * 1024 * 1024
+import {
+  checkDeclaredLength,
+  checkJsonShape,
+  checkPairs,
+  drainCapped,
+  readCapped,
+  tooLarge,
+  tooLong,
+  tooManyKeys,
+  type BodyLimits,
+} from './body-limits'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
-function decode(buf: ArrayBuffer): string {
+function decode(buf: Uint8Array): string {
   try {
     return utf8.decode(buf)
   } catch {
@@ -24,7 +32,9 @@ function requireDict(v: unknown): DataDict {
   )
 }
 
-function parseJson(text: string): unknown {
+function parseJson(text: string, limits: BodyLimits): unknown {
+  // depth, keys and string lengths first: JSON.parse must never build an unbounded structure
+  checkJsonShape(text, limits)
   try {
     return JSON.parse(text)
   } catch (e) {
@@ -48,17 +58,9 @@ function collect(entries: Iterable<[string, unknown]>): DataDict {
   return out
 }
 
-async function readBody(req: Request): Promise<ArrayBuffer> {
-  const len = Number(req.headers.get('content-length') ?? '0')
-  if (len > MAX_BODY_BYTES) throw new BadRequest('JSON Error: the request body is too large')
-  const buf = await req.arrayBuffer()
-  if (buf.byteLength > MAX_BODY_BYTES) throw new BadRequest('JSON Error: the request body is too large')
-  return buf
-}
-
 /**
  * Stores a file part as it streams in and returns the value the data dict gets for it
- * (undefined: the part is not wanted, and the stager has cancelled `body`).
+ * (undefined: the part is not wanted, and the stager has left `body` unread for the caller).
  */
 export type StageFile = (part: FormPart, body: ReadableStream<Uint8Array>) => Promise<unknown>
 
@@ -70,62 +72,105 @@ export type StageFile = (part: FormPart, body: ReadableStream<Uint8Array>) => Pr
 export async function readDataDict(
   req: Request,
   readOnly: boolean,
+  limits: BodyLimits,
   stage?: StageFile,
 ): Promise<DataDict> {
   const url = new URL(req.url)
   const type = (req.headers.get('content-type') ?? '').toLowerCase()
   const isForm = type.startsWith('application/x-www-form-urlencoded')
   const isMultipart = type.startsWith('multipart/form-data')
+  const query = () => {
+    const pairs = [...url.searchParams]
+    checkPairs(pairs, limits)
+    return collect(pairs)
+  }
+  // The body is read once, whatever its type (a second read is "Body is unusable").
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && req.body !== null
 
-  if (req.method === 'POST' && isMultipart) {
+  if (hasBody && isMultipart) {
     const boundary = boundaryOf(req.headers.get('content-type') ?? '')
-    if (!boundary || !req.body)
-      throw new BadRequest('JSON Error: Error decoding the multipart form data.')
+    if (!boundary) throw new BadRequest('JSON Error: Error decoding the multipart form data.')
     const fields: [string, string][] = []
     const files: [string, unknown][] = []
+    let unstored = 0
     try {
-      await readMultipart(req.body, boundary, {
-        field: (k, v) => void fields.push([k, v]),
-        async file(part, body) {
-          // ckan: a file input left empty arrives as a part without a file name
-          if (!part.filename || !stage) return body.cancel()
-          const value = await stage(part, body)
-          if (value !== undefined) files.push([part.name, value])
+      await readMultipart(
+        req.body!,
+        boundary,
+        {
+          field(k, v) {
+            if (fields.length + files.length >= limits.maxKeys) throw tooManyKeys(limits)
+            fields.push([k, v])
+          },
+          async file(part, body) {
+            // ckan: a file input left empty arrives as a part without a file name; a file part
+            // nothing stores is read and dropped, within the body limit
+            const value = part.filename && stage ? await stage(part, body) : undefined
+            if (value !== undefined) files.push([part.name, value])
+            else unstored += await drainCapped(body, limits.maxBytes - unstored, limits.maxBytes)
+          },
         },
-      })
+        {
+          maxFieldBytes: limits.maxString * 4, // UTF-8: at most 4 bytes a character
+          maxFieldsBytes: limits.maxBytes,
+          fieldTooLong: () => tooLong(limits),
+          fieldsTooLarge: () => tooLarge(limits.maxBytes),
+        },
+      )
     } catch (e) {
       if (!(e instanceof MultipartError)) throw e
       throw new BadRequest(`JSON Error: Error decoding the multipart form data: ${e.message}`)
     }
+    for (const [, v] of fields) if (v.length > limits.maxString) throw tooLong(limits)
     if (fields.length || files.length) {
-      const dict = fromFormFields(fields)
+      const dict = fromFormFields(fields, limits)
       for (const [k, f] of files) dict[k] = f // files override same-named fields
       return dict
     }
+    return readOnly && url.search.length > 1 ? query() : {}
   }
-  if (req.method === 'POST' && isForm) {
-    const text = decode(await readBody(req))
+
+  let buf: Uint8Array | null = null
+  if (hasBody) {
+    checkDeclaredLength(req.headers, limits.maxBytes)
+    buf = await readCapped(req.body!, limits.maxBytes)
+  }
+  if (buf && buf.byteLength && isForm) {
+    const text = decode(buf)
+    // counted before URLSearchParams builds millions of pairs out of "a&a&a&…"
+    if (formFieldCount(text) > limits.maxKeys) throw tooManyKeys(limits)
     const pairs = [...new URLSearchParams(text)]
-    if (pairs.length) return fromFormFields(pairs)
+    if (pairs.length) {
+      checkPairs(pairs, limits)
+      return fromFormFields(pairs, limits)
+    }
   }
-  if (readOnly && url.search.length > 1) {
-    return collect(url.searchParams)
-  }
-  const buf = req.method === 'GET' || req.method === 'HEAD' ? null : await readBody(req)
+  if (readOnly && url.search.length > 1) return query()
   if (buf && buf.byteLength) {
     const text = decode(buf)
-    if (/^application\/([\w.+-]*\+)?json/.test(type)) return requireDict(parseJson(text))
+    if (/^application\/([\w.+-]*\+)?json/.test(type)) return requireDict(parseJson(text, limits))
     if (text.trim().length) return requireDict(null)
   }
   return {}
 }
 
-function fromFormFields(pairs: [string, string][]): DataDict {
+/** The non-empty `&`-separated fields of form-encoded text, by one scan. */
+function formFieldCount(text: string): number {
+  let n = 0
+  for (let i = 0, inField = false; i < text.length; i++) {
+    const amp = text.charCodeAt(i) === 0x26
+    if (!amp && !inField) n++
+    inField = !amp
+  }
+  return n
+}
+
+function fromFormFields(pairs: [string, string][], limits: BodyLimits): DataDict {
   // ckan: a raw JSON body posted as a form arrives as one key with an empty (or "1") value
   if (pairs.length === 1 && (pairs[0]![1] === '' || pairs[0]![1] === '1')) {
     const key = pairs[0]![0]
     const first = key.trimStart()[0]
-    if (first === '{' || first === '[' || first === '"') return requireDict(parseJson(key))
+    if (first === '{' || first === '[' || first === '"') return requireDict(parseJson(key, limits))
   }
   return collect(pairs)
 }

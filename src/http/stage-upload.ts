@@ -21,10 +21,7 @@ export function stageInto(deps: Deps, staged: StagedUpload[]): StageFile {
   return async (part: FormPart, body: ReadableStream<Uint8Array>) => {
     // package_revise names a resource's file `update__resources__<n>__upload`
     const option = LIMITS[part.name] ?? (part.name.endsWith('__upload') ? LIMITS.upload : undefined)
-    if (!option) {
-      await body.cancel()
-      return undefined
-    }
+    if (!option) return undefined // not read: the caller drops it (within its body limit)
     const key = `${STAGING_PREFIX}/${deps.newId()}`
     const maxBytes = deps.config.int(option) * MB
     try {

@@ -18,6 +18,7 @@ import {
 import { forgetPackages, loadPackage, packageDict, type PackageDict } from './package'
 import { updatePackage } from './package-write'
 import { isPackageChanged, packageVersion, packageVersionGuard } from './package-version'
+import { parseBoundedJson } from '../lib/bounded-json'
 
 type Dict = Record<string, unknown>
 
@@ -36,7 +37,7 @@ const NOT_JSON = Symbol('not json')
 
 function parseJson(text: string): unknown {
   try {
-    return JSON.parse(text)
+    return parseBoundedJson(text)
   } catch {
     return NOT_JSON
   }

@@ -7,6 +7,7 @@ import { NotFound, ValidationError } from '../errors'
 import { hashPassword } from '../auth/password'
 import { checkName, FieldFail, isEmail, MISSING, toBool } from '../validation/fields'
 import { md5Hex } from './md5'
+import { parseBoundedJson } from '../lib/bounded-json'
 
 export type { UserRow }
 export type UserDict = Record<string, unknown> & { id: string; name: string }
@@ -271,7 +272,7 @@ export async function checkUserInput(
 
 function tryJson(s: string): unknown {
   try {
-    return JSON.parse(s)
+    return parseBoundedJson(s)
   } catch {
     return undefined
   }

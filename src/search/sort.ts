@@ -1,6 +1,7 @@
 // package_search's result-shaping parameters: the `sort` clause list and the `facet.*` values.
 import { fail, field, FieldFail, isMissing, naturalNumber, toInt } from '../validation/fields'
 import { pyStr } from '../lib/py-repr'
+import { parseBoundedJson } from '../lib/bounded-json'
 
 /** CKAN's default (config `ckan.search.default_package_sort`). */
 export const DEFAULT_SORT = 'score desc, metadata_modified desc'
@@ -62,7 +63,7 @@ export function checkFacetFields(v: unknown): string[] | undefined | FieldFail {
   let value = v
   if (typeof v === 'string') {
     try {
-      value = JSON.parse(v)
+      value = parseBoundedJson(v) as typeof value
     } catch {
       return fail('Could not parse as valid JSON')
     }

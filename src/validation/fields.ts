@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { IntegrityError, ValidationError } from '../errors'
 import { isQueueName } from '../jobs/job-queue'
+import { parseBoundedJson } from '../lib/bounded-json'
 
 export const MISSING = 'Missing value'
 
@@ -193,7 +194,7 @@ export const jsonObject = field((v) => {
   if (typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>
   if (typeof v === 'string') {
     try {
-      const parsed = JSON.parse(v)
+      const parsed = parseBoundedJson(v)
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed))
         return parsed as Record<string, unknown>
     } catch {

@@ -1,0 +1,31 @@
+// The last line of defence: an unexpected exception becomes CKAN's 500 envelope with a short
+// request id, logged once (id and stack) and counted; the response never carries a stack or SQL.
+import { asciiJson } from '../lib/json'
+
+/** Unexpected exceptions turned into 500s since the process started (tests assert it stays 0). */
+export const serverErrors = { count: 0 }
+
+function shortId(): string {
+  const bytes = new Uint8Array(6)
+  crypto.getRandomValues(bytes)
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+/** The 500 response for `err`; `help` is the action's help URL when there is one. */
+export function internalError(err: unknown, help?: string): Response {
+  serverErrors.count++
+  const id = shortId()
+  const detail = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err)
+  console.error(`internal error (request ${id}): ${detail}`)
+  // protocol.md §6: "Any other exception" → __type and message exactly as CKAN's, plus the id
+  const error = {
+    __type: 'Internal Server Error',
+    message: 'Internal Server Error',
+    request_id: id,
+  }
+  const body = help === undefined ? { success: false, error } : { help, error, success: false }
+  return new Response(asciiJson(body), {
+    status: 500,
+    headers: { 'content-type': 'application/json;charset=utf-8', 'x-request-id': id },
+  })
+}
