@@ -1,11 +1,11 @@
 // Finds the calling user from the API key headers, by API key or API token (or nobody: anonymous).
+import { isoToMs } from '../lib/time'
 import { eq } from 'drizzle-orm'
 import { users } from '../db/schema'
 import type { Deps, UserRow } from '../context'
 import {
   claimsExpired,
   findTokenWithOwner,
-  isoToMs,
   peekClaims,
   touchToken,
   verifiedClaims,

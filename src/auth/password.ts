@@ -1,8 +1,7 @@
 // Salted slow password hashes with WebCrypto PBKDF2 (runs on Node and Workers alike).
-const enc = new TextEncoder()
+import { toHex } from '../lib/hex'
 
-const toHex = (buf: ArrayBuffer | Uint8Array) =>
-  [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('')
+const enc = new TextEncoder()
 
 const fromHex = (hex: string): Uint8Array<ArrayBuffer> => new Uint8Array((hex.match(/../g) ?? []).map((h) => parseInt(h, 16)))
 

@@ -1,14 +1,13 @@
 // The last line of defence: an unexpected exception becomes CKAN's 500 envelope with a short
 // request id, logged once (id and stack) and counted; the response never carries a stack or SQL.
+import { toHex } from '../lib/hex'
 import { asciiJson } from '../lib/json'
 
 /** Unexpected exceptions turned into 500s since the process started (tests assert it stays 0). */
 export const serverErrors = { count: 0 }
 
 function shortId(): string {
-  const bytes = new Uint8Array(6)
-  crypto.getRandomValues(bytes)
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+  return toHex(crypto.getRandomValues(new Uint8Array(6)))
 }
 
 /** The 500 response for `err`; `help` is the action's help URL when there is one. */

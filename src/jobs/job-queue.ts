@@ -1,4 +1,5 @@
 // Background jobs kept in the catalogue database: enqueue in a write's own batch, leased claims, CKAN's job dicts.
+import { addMs } from '../lib/time'
 import { isBusy } from '../db/busy'
 import type { Client, InValue, Row } from '@libsql/client'
 import type { RawStatement } from '../db/executor'
@@ -105,12 +106,6 @@ export function jobToDict(job: Job): {
   return { id: job.id, title: job.title, created: job.created.slice(0, 19), queue: job.queue }
 }
 
-/** A now()-style timestamp `ms` later (the same format, so timestamps compare as text). */
-export function addMs(iso: string, ms: number): string {
-  const t = Date.parse(/(Z|[+-]\d\d:?\d\d)$/i.test(iso) ? iso : iso + 'Z')
-  if (Number.isNaN(t)) throw new Error(`Unreadable timestamp ${JSON.stringify(iso)}`)
-  return new Date(t + ms).toISOString().slice(0, 23) + '000'
-}
 
 /** Whether a queue may have this name: 1 to 100 characters, no control characters. */
 export function isQueueName(queue: unknown): queue is string {

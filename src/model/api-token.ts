@@ -1,4 +1,6 @@
 // API tokens (CKAN 2.9): HS256 JWTs whose `jti` names a row of api_token, their key and their rows.
+import { toHex } from '../lib/hex'
+import { isoToMs, msToIso } from '../lib/time'
 import { and, asc, eq, isNull, lt, or } from 'drizzle-orm'
 import { decode, sign, verify } from 'hono/jwt'
 import { apiTokens, siteSecrets, users } from '../db/schema'
@@ -35,7 +37,6 @@ function stateOf(deps: Pick<Deps, 'caches'>): TokenState {
   return s
 }
 
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')
 
 /** Random bytes as URL-safe base64 without padding (Python's secrets.token_urlsafe). */
 export function randomUrlSafe(nbytes: number): string {
@@ -46,10 +47,6 @@ export function randomUrlSafe(nbytes: number): string {
     .replace(/=+$/, '')
 }
 
-/** ms since the epoch of one of our timestamps (naive UTC ISO). */
-export const isoToMs = (iso: string) => Date.parse(iso.endsWith('Z') ? iso : `${iso}Z`)
-/** Our timestamp format (naive UTC ISO with microseconds) of a time in ms. */
-export const msToIso = (ms: number) => new Date(ms).toISOString().slice(0, 23) + '000'
 
 /**
  * The site's own signing key: generated on first use, kept in site_secret. INSERT OR IGNORE and
@@ -59,7 +56,7 @@ export const msToIso = (ms: number) => new Date(ms).toISOString().slice(0, 23) +
 async function siteSecret(deps: Deps): Promise<string> {
   const state = stateOf(deps)
   if (state.siteSecret) return state.siteSecret
-  const fresh = hex(crypto.getRandomValues(new Uint8Array(32)))
+  const fresh = toHex(crypto.getRandomValues(new Uint8Array(32)))
   const [, rows] = await deps.db.batch([
     deps.db
       .insert(siteSecrets)

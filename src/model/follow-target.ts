@@ -1,7 +1,7 @@
 // What follow_* and unfollow_* act on: the `id` as a user, dataset or group, and the two writes.
 import type { ActionContext, UserRow } from '../context'
 import { NotFound, ValidationError } from '../errors'
-import { MISSING } from '../validation/fields'
+import { isEmptyValue, MISSING } from '../validation/fields'
 import { displayName as groupDisplayName } from './group-display'
 import {
   addFollower,
@@ -32,14 +32,6 @@ const LABEL: Record<FollowKind, string> = { user: 'User', dataset: 'Dataset', gr
 /** ckan's converter message: `{"id": ["Not found: User"]}` (Dataset, Group). */
 export const targetNotFound = (kind: FollowKind) =>
   new ValidationError({ id: [`Not found: ${LABEL[kind]}`] })
-
-// ckan not_empty: absent, null, '' and empty lists or dicts are missing.
-const isAbsent = (v: unknown) =>
-  v === undefined ||
-  v === null ||
-  v === '' ||
-  (Array.isArray(v) && v.length === 0) ||
-  (typeof v === 'object' && v !== null && Object.keys(v).length === 0)
 
 async function find(
   ctx: ActionContext,
@@ -72,7 +64,7 @@ export function loadFollowTarget<K extends FollowKind>(
   kind: K,
   raw: unknown,
 ): Promise<Extract<FollowTarget, { kind: K }>> {
-  if (isAbsent(raw)) throw new ValidationError({ id: [MISSING] })
+  if (isEmptyValue(raw)) throw new ValidationError({ id: [MISSING] })
   // ckan: unicode_safe turns anything else into text, which then names nothing
   if (typeof raw !== 'string' && typeof raw !== 'number') throw targetNotFound(kind)
   const ref = String(raw)

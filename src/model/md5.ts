@@ -1,4 +1,5 @@
 // MD5 hex digests for user email_hash (WebCrypto has no MD5; this must also run on Workers).
+import { toHex } from '../lib/hex'
 
 const S = [
   7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14,
@@ -69,5 +70,5 @@ export function md5Hex(input: string): string {
   out.setUint32(4, b0, true)
   out.setUint32(8, c0, true)
   out.setUint32(12, d0, true)
-  return [...new Uint8Array(out.buffer)].map((x) => x.toString(16).padStart(2, '0')).join('')
+  return toHex(out.buffer)
 }

@@ -1,12 +1,11 @@
 // user_invite's new account: a pending user named after the e-mail address, with a reset key and no usable password.
+import { toHex } from '../lib/hex'
 import { inArray } from 'drizzle-orm'
 import { users } from '../db/schema'
 import type { ActionContext } from '../context'
 import { hashPassword } from '../auth/password'
 import { checkName, FieldFail } from '../validation/fields'
 import { randomUrlSafe } from './api-token'
-
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')
 
 /** A random integer in [0, n). */
 const randomBelow = (n: number) => crypto.getRandomValues(new Uint32Array(1))[0]! % n
@@ -27,7 +26,7 @@ export async function inviteeName(ctx: ActionContext, email: string): Promise<st
     const free = candidates.find((c) => !taken.has(c) && !(checkName(c) instanceof FieldFail))
     if (free) return free
   }
-  return `${local}-${hex(crypto.getRandomValues(new Uint8Array(8)))}`
+  return `${local}-${toHex(crypto.getRandomValues(new Uint8Array(8)))}`
 }
 
 /**
@@ -45,7 +44,7 @@ export async function pendingUserRow(ctx: ActionContext, email: string) {
     apikey: ctx.config.bool('service.auth.create_default_api_keys') ? ctx.newId() : null,
     sysadmin: false,
     state: 'pending',
-    reset_key: hex(crypto.getRandomValues(new Uint8Array(16))),
+    reset_key: toHex(crypto.getRandomValues(new Uint8Array(16))),
     created: ctx.now(),
   }
 }

@@ -1,4 +1,5 @@
 // Workers: the BlobStore over an R2 bucket binding (streamed puts, ranged gets).
+import { toHex } from '../lib/hex'
 import {
   assertBlobKey,
   assertContentType,
@@ -64,9 +65,6 @@ const MiB = 1024 * 1024
 /** R2: every part but the last at least 5 MiB, and all of them the same size. */
 const MIN_PART = 5 * MiB
 
-const hex = (buf: ArrayBuffer) =>
-  Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('')
-
 /** R2's "The requested range is not satisfiable (10039)". */
 const isRangeError = (e: unknown) =>
   /\(10039\)|range is not satisfiable/i.test(String((e as Error)?.message))
@@ -94,7 +92,7 @@ export function r2BlobStore(bucket: R2Bucket, opts: R2BlobStoreOptions = {}): Bl
   const infoOf = (o: R2Object): BlobInfo => {
     const info: BlobInfo = { size: o.size }
     if (o.httpMetadata?.contentType) info.contentType = o.httpMetadata.contentType
-    if (o.checksums?.sha256) info.sha256 = hex(o.checksums.sha256)
+    if (o.checksums?.sha256) info.sha256 = toHex(o.checksums.sha256)
     // a streamed (multipart) put cannot carry the SHA-256 known only at its end
     else if (o.etag) info.etag = o.etag
     return info
@@ -116,7 +114,7 @@ export function r2BlobStore(bucket: R2Bucket, opts: R2BlobStoreOptions = {}): Bl
           throw new BlobSizeMismatch(meta.size, body.byteLength)
         const digest = await crypto.subtle.digest('SHA-256', body as Uint8Array<ArrayBuffer>)
         await bucket.put(key, body, { ...options, sha256: digest })
-        return { size: body.byteLength, sha256: hex(digest) }
+        return { size: body.byteLength, sha256: toHex(digest) }
       }
       const DigestStream = (crypto as unknown as WorkersCrypto).DigestStream
       if (!DigestStream)
@@ -139,7 +137,7 @@ export function r2BlobStore(bucket: R2Bucket, opts: R2BlobStoreOptions = {}): Bl
         if (meta.size !== undefined && size !== meta.size)
           throw new BlobSizeMismatch(meta.size, size)
         await hasher.close()
-        return { size, sha256: hex(await digest.digest) }
+        return { size, sha256: toHex(await digest.digest) }
       }
       try {
         if (meta.size === undefined)

@@ -13,7 +13,8 @@ import {
   JobKinds,
   UnknownJobKind,
 } from '../../src/jobs/job-kinds'
-import { addMs, jobToDict, libsqlJobQueue, type JobQueue } from '../../src/jobs/job-queue'
+import { jobToDict, libsqlJobQueue, type JobQueue } from '../../src/jobs/job-queue'
+import { addMs } from '../../src/lib/time'
 import { drain, runOnce, type RunOutcome } from '../../src/jobs/runner'
 import { WriteBatcher } from '../../src/model/write-batcher'
 import { openCatalogDb, type OpenedDb } from '../../src/runtime/node-db'

@@ -1,4 +1,5 @@
 // send_email_notifications: e-mail each opted-in user a digest of their new dashboard activities.
+import { addMs } from '../../lib/time'
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { dashboards } from '../../db/schema'
@@ -24,9 +25,6 @@ const OPTED_IN = `SELECT u.id, u.name, u.fullname, u.email, u.sysadmin, u.create
   WHERE u.state = 'active' AND u.activity_streams_email_notifications = 1
     AND u.email IS NOT NULL AND u.email != ''
   ORDER BY u.name`
-
-const isoMinus = (iso: string, ms: number) =>
-  new Date(Date.parse(`${iso.slice(0, 23)}Z`) - ms).toISOString().slice(0, 23) + '000'
 
 /** The activities as the digest lists them: actor display names and links looked up in one query. */
 async function describe(ctx: ActionContext, list: ActivityDict[]): Promise<NotifiedActivity[]> {
@@ -92,7 +90,7 @@ Requires service.activity_streams_email_notifications and a sysadmin.
     for (const user of recipients) {
       // Taken before reading, so an activity that lands while this runs goes in the next e-mail.
       const startedAt = ctx.now()
-      const floor = isoMinus(startedAt, window)
+      const floor = addMs(startedAt, -window)
       // ckan: the dashboard (and its email_last_sent) starts with the user
       const last = String(user.email_last_sent ?? user.created)
       const since = last > floor ? last : floor

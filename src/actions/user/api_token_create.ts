@@ -1,4 +1,5 @@
 // api_token_create: a new API token (a signed JWT) for a user; the token itself is shown only here.
+import { isoToMs, msToIso } from '../../lib/time'
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { apiTokens, changeLog } from '../../db/schema'
@@ -6,8 +7,6 @@ import { ValidationError } from '../../errors'
 import { loadTokenOwner, requireCanCreateToken } from '../../auth/api-token'
 import {
   encodeToken,
-  isoToMs,
-  msToIso,
   randomUrlSafe,
   type TokenClaims,
 } from '../../model/api-token'

@@ -1,5 +1,6 @@
 // The SHA-256 of the bytes a load reads, computed as they stream past (ckanext-xloader's file
 // hash check, with SHA-256 as the BlobStore keeps it for uploads).
+import { toHex } from '../../lib/hex'
 import type { Deps } from '../../context'
 
 /** An incremental SHA-256. */
@@ -12,9 +13,6 @@ export interface Hasher {
 interface DigestStream extends WritableStream<Uint8Array> {
   readonly digest: Promise<ArrayBuffer>
 }
-
-const hex = (buf: ArrayBuffer) =>
-  [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('')
 
 /** A hasher from the runtime (Node's port, else Workers' crypto.DigestStream); undefined: none. */
 export function newHasher(deps: Deps): Hasher | undefined {
@@ -31,7 +29,7 @@ export function newHasher(deps: Deps): Hasher | undefined {
     async hex() {
       await pending
       await writer.close()
-      return hex(await stream.digest)
+      return toHex(await stream.digest)
     },
   }
 }

@@ -3,6 +3,7 @@
 import type { Deps } from '../../context'
 import { addressLiteral, isBlockedAddress } from './addresses'
 import { LoadError } from './errors'
+import { storedFileKey } from '../../model/resource-file'
 
 export interface SourceInfo {
   url: string | null | undefined
@@ -11,13 +12,13 @@ export interface SourceInfo {
 
 const MAX_REDIRECTS = 5
 
-/** The blob key of an uploaded resource's file: `resources/<id>/<file name of the url>`. */
 const UPLOAD_WAIT_MS = 5000
 
+/** The blob key of an uploaded resource's file, where the uploads keep it (model/resource-file). */
 export function uploadKey(resourceId: string, url: string): string {
-  const name = decodeURIComponent(url.split('?')[0]!.split('/').pop() ?? '')
-  if (!name) throw new LoadError('The uploaded file has no name')
-  return `resources/${resourceId}/${name}`
+  const key = storedFileKey({ id: resourceId, url, url_type: 'upload' })
+  if (!key) throw new LoadError('The uploaded file has no name')
+  return key
 }
 
 /** Opens the bytes to load. Call again to read them again (a load that restarts). */
