@@ -64,10 +64,20 @@ export interface ActionContext extends Deps {
   ignoreAuth?: boolean
   /** The request URL (path and query), for results that link back to it (datastore_search _links). */
   requestUrl?: string
+  /**
+   * When the request's time budget ends (ms since the epoch; service.action.timeout_ms after it
+   * began): searches and DataStore queries stop past it. Absent: no budget (the process's own work).
+   */
+  deadline?: number
 }
 
 /** A context with no caller, for work done on the process's own behalf (indexing, jobs). */
 export const systemContext = (deps: Deps): ActionContext => ({ ...deps, user: null, memo: new Map() })
+
+/** Milliseconds a query may still take: `limitMs`, or less when the request's budget ends sooner. */
+export function timeLeft(ctx: ActionContext, limitMs: number): number {
+  return ctx.deadline === undefined ? limitMs : Math.max(1, Math.min(limitMs, ctx.deadline - Date.now()))
+}
 
 /** The caller's name as CKAN puts it in messages: empty for anonymous. */
 export const callerName = (ctx: ActionContext) => ctx.user?.name ?? ''

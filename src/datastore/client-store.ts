@@ -55,12 +55,12 @@ export async function explainTables(db: DatastoreReader, sql: string): Promise<s
 function abortingSqlRunner(reader: DatastoreReader, open: AbortableClient): SqlRunner {
   return {
     tablesRead: (sql) => explainTables(reader, sql),
-    async run(sql, { timeoutMs, maxRows }) {
+    async run(sql, { timeoutMs, maxRows, args = [] }) {
       const deadline = new AbortController()
       const timer = setTimeout(() => deadline.abort(new SqlTimeout('Query took too long')), timeoutMs)
       const client = open(deadline.signal)
       try {
-        const rs = await client.execute(sql)
+        const rs = await client.execute({ sql, args })
         const { columns, rows } = toResult(rs)
         return {
           columns: columns.map((name) => ({ name, table: null, column: null })),

@@ -3,7 +3,8 @@ import { parseType } from './column-types'
 import { planSearch, invalidQuery, type OutColumn, type PlannedSearch, type SearchSpec } from './query'
 import { decoders } from './records'
 import type { DsTable } from './registry'
-import { sqliteMessage, type DatastoreReader, type DsResult } from './store'
+import { SqlTimeout, sqliteMessage, type DatastoreReader, type DsResult } from './store'
+import { ValidationError } from '../errors'
 import type { InValue } from '@libsql/client'
 
 export const TABLE_METADATA = '_table_metadata'
@@ -45,20 +46,55 @@ async function run<T>(f: () => Promise<T>, sql: string, args: unknown[]): Promis
   try {
     return await f()
   } catch (e) {
+    if (e instanceof SqlTimeout) throw ValidationError.field('query', 'Search took too long')
     throw invalidQuery(sqliteMessage(e), sql, args)
   }
 }
+
+/** Beyond this offset a page walks many rows even without filters. */
+const LONG_OFFSET = 10_000
+
+/**
+ * Whether a search may take long on a big table: full text, filters, a sort other than by `_id`,
+ * distinct rows or a long offset. Those run where a deadline can stop them (the SQL runner:
+ * off the main thread and interruptible on Node, an abortable request to a libSQL server); a plain
+ * page in `_id` order reads only the rows it returns and takes the direct path.
+ */
+export function mayTakeLong(spec: SearchSpec): boolean {
+  const q = typeof spec.q === 'string' ? spec.q !== '' : !!spec.q && Object.keys(spec.q).length > 0
+  const sorts = typeof spec.sort === 'string' ? spec.sort.split(',') : (spec.sort ?? [])
+  const bySortOtherThanId = sorts.some((s) => s.trim() !== '' && !/^"?_id"?(\s+(asc|desc))?$/i.test(s.trim()))
+  return (
+    q ||
+    Object.keys(spec.filters ?? {}).length > 0 ||
+    spec.distinct ||
+    bySortOtherThanId ||
+    spec.offset > LONG_OFFSET
+  )
+}
+
+/** Rows the runner may return for one search statement (the statement's own LIMIT is lower). */
+const RUNNER_MAX_ROWS = 1_000_000
 
 export async function searchTable(
   db: DatastoreReader,
   t: DsTable,
   spec: SearchSpec,
   includeTotal: boolean,
+  opts: { timeoutMs?: number } = {},
 ): Promise<SearchOutcome> {
   const plan = planSearch(t, spec)
+  const runner = opts.timeoutMs !== undefined && db.sql && mayTakeLong(spec) ? db.sql : undefined
+  const deadline = Date.now() + (opts.timeoutMs ?? 0)
+  const query = (sql: string, args: InValue[]): Promise<DsResult> =>
+    runner
+      ? runner
+          .run(sql, { args, timeoutMs: Math.max(1, deadline - Date.now()), maxRows: RUNNER_MAX_ROWS })
+          .then((r) => ({ columns: r.columns.map((c) => c.name), rows: r.rows }))
+      : db.query(sql, args)
   let counted: DsResult | undefined
   let page: DsResult
-  if (includeTotal && db.queryBatch) {
+  if (includeTotal && db.queryBatch && !runner) {
     // over a network the count rides along in the page's round trip
     const batch = db.queryBatch
     ;[page, counted] = (await run(
@@ -66,7 +102,7 @@ export async function searchTable(
       plan.sql,
       plan.args,
     )) as [DsResult, DsResult]
-  } else page = await run(() => db.query(plan.sql, plan.args), plan.sql, plan.args)
+  } else page = await run(() => query(plan.sql, plan.args as InValue[]), plan.sql, plan.args)
   const dec = columnDecoders(t, plan.columns)
   const rows = page.rows.map((r) => r.map((v, i) => dec[i]!(v)))
   let total: number | undefined
@@ -75,7 +111,7 @@ export async function searchTable(
     if (spec.offset === 0 && rows.length < spec.limit) total = rows.length
     else if (counted) total = Number(counted.rows[0]?.[0] ?? 0)
     else {
-      const c = await run(() => db.query(plan.countSql, plan.countArgs), plan.countSql, plan.countArgs)
+      const c = await run(() => query(plan.countSql, plan.countArgs as InValue[]), plan.countSql, plan.countArgs)
       total = Number(c.rows[0]?.[0] ?? 0)
     }
   }

@@ -1,5 +1,5 @@
 // datastore_search_sql: guard, table permissions, time-limited run, CKAN's output (datastore.md §7).
-import type { ActionContext } from '../context'
+import { timeLeft, type ActionContext } from '../context'
 import { ValidationError } from '../errors'
 import { requireCanReadTables, sqlPermissionRefused } from '../auth/datastore'
 import { explainTables } from './client-store'
@@ -86,7 +86,7 @@ export async function searchSql(ctx: ActionContext, db: DatastoreReader, sql: st
   const known = await authorizeTables(ctx, db, tables)
   let result: SqlResult
   try {
-    const timeoutMs = ctx.config.int('service.datastore.sqlsearch.timeout_ms')
+    const timeoutMs = timeLeft(ctx, ctx.config.int('service.datastore.sqlsearch.timeout_ms'))
     if (db.sql) result = await db.sql.run(guarded.sql, { timeoutMs, maxRows: rowsMax + 1 })
     else {
       const r = await db.query(guarded.sql)

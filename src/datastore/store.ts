@@ -26,8 +26,8 @@ export class SqlTimeout extends Error {}
 export interface SqlRunner {
   /** Real tables a statement reads (views resolved to the tables behind them). */
   tablesRead(sql: string): Promise<string[]>
-  /** Runs a read-only query; SqlTimeout after timeoutMs; at most maxRows rows. */
-  run(sql: string, opts: { timeoutMs: number; maxRows: number }): Promise<SqlResult>
+  /** Runs a read-only query (`args` bound to its `?`); SqlTimeout after timeoutMs; at most maxRows rows. */
+  run(sql: string, opts: { timeoutMs: number; maxRows: number; args?: InValue[] }): Promise<SqlResult>
   close(): void
 }
 

@@ -1,6 +1,8 @@
 // Node: runs datastore_search_sql statements read-only and time-limited (STACK.md §5 and its trap).
-// - A fixed number of `libsql/promise` connections, opened read-only (URI `mode=ro`), each used
-//   for one query and then replaced (see Pool: finalizing a statement of a busy connection blocks).
+// - A fixed number of `libsql/promise` connections, opened read-only (URI `mode=ro`), one query
+//   each at a time. A connection keeps its prepared statements for as long as it lives, and is
+//   replaced after an interrupted query or once it holds STATEMENTS_PER_CONNECTION of them (see
+//   Pool: the garbage collector finalizing a statement of a busy connection blocks the thread).
 // - libsql/promise computes a query's first row off the main thread but steps every later row
 //   synchronously on it, where no timer can fire. So each query is packed into a single-row
 //   aggregate (all rows as one JSON text): the whole query runs off-thread and stays interruptible.
@@ -17,7 +19,7 @@ interface AsyncStatement {
   reader: boolean
   columns(): { name: string; table: string | null; column: string | null }[]
   raw(on?: boolean): AsyncStatement
-  all(): Promise<unknown[][]>
+  all(args?: unknown[]): Promise<unknown[][]>
 }
 interface Explained {
   opcode: string
@@ -33,6 +35,8 @@ const CHUNK = 100
 const P2_IS_REGISTER = 0x10
 // Re-issued until the query settles: an interrupt that lands before its first step is a no-op.
 const INTERRUPT_EVERY_MS = 20
+// Statements a connection keeps (searches repeat a few shapes; search_sql texts rarely repeat).
+const STATEMENTS_PER_CONNECTION = 200
 
 /** A `file:` URI opening the database read-only (the libsql `readonly` option is ignored). */
 export function readOnlyUri(path: string): string {
@@ -79,11 +83,13 @@ function unpack(json: string): unknown[][] {
 const isInterrupt = (e: unknown) => (e as { code?: string }).code === 'SQLITE_INTERRUPT'
 
 /**
- * A fixed number of connections, one query each at a time, waiters served in order. A connection
- * is retired after every query and replaced by a fresh one: when the garbage collector finalizes a
- * statement, SQLite takes its connection's mutex on the main thread, which waits for a query
- * running on that connection to end (measured: the event loop stopped for the whole 200 s query).
- * Statements left behind thus always belong to connections that run nothing any more.
+ * A fixed number of connections, one query each at a time, waiters served in order. When the
+ * garbage collector finalizes a statement, SQLite takes its connection's mutex on the main thread,
+ * which waits for a query running on that connection to end (measured: the event loop stopped for
+ * the whole 200 s query). So no statement of a live connection ever becomes garbage: each keeps
+ * its statements (StatementCache) and is retired whole, idle, when the cache is full or after an
+ * interrupt; a retired connection runs nothing, so finalizing its statements never waits. (The
+ * row iterators of cached statements are garbage after each query: measured harmless.)
  */
 class Pool {
   private free: AsyncDb[] = []
@@ -114,16 +120,18 @@ class Pool {
       this.waiting.add(waiter)
     })
   }
-  /** Retires a used connection and hands its fresh replacement on. */
-  release(used: AsyncDb) {
+  /** Hands a used connection on; `retire`: replaced by a fresh one first. */
+  release(used: AsyncDb, retire: boolean) {
     let db = used
-    try {
-      db = this.open() // about 1 ms, even while other connections run long queries
-      this.live.delete(used)
-      used.close()
-      this.live.add(db)
-    } catch {
-      // keep serving on the used connection rather than shrink the pool
+    if (retire) {
+      try {
+        db = this.open() // about 1 ms, even while other connections run long queries
+        this.live.delete(used)
+        used.close()
+        this.live.add(db)
+      } catch {
+        // keep serving on the used connection rather than shrink the pool
+      }
     }
     const [next] = this.waiting
     if (next) next.take(db)
@@ -190,6 +198,7 @@ export function openNodeSqlRunner(path: string, opts: { connections?: number } =
   const tableAt = rootPageNames(checker)
   const pureVtabs = pureVirtualTables(checker)
   const busy = new Set<AsyncDb>()
+  const statements = new WeakMap<AsyncDb, Map<string, AsyncStatement>>()
   let closed = false
 
   return {
@@ -207,14 +216,21 @@ export function openNodeSqlRunner(path: string, opts: { connections?: number } =
       return [...names]
     },
 
-    async run(sql, { timeoutMs, maxRows }): Promise<SqlResult> {
+    async run(sql, { timeoutMs, maxRows, args = [] }): Promise<SqlResult> {
       if (closed) throw new Error('The SQL runner is closed')
       const deadline = Date.now() + timeoutMs
       const db = await pool.acquire(deadline)
       busy.add(db)
       const dog = watchdog(db, deadline)
+      let cache = statements.get(db)
+      if (!cache) statements.set(db, (cache = new Map()))
+      const prepare = async (text: string) => {
+        let st = cache.get(text)
+        if (!st) cache.set(text, (st = (await db.prepare(text)) as AsyncStatement))
+        return st
+      }
       try {
-        const stmt = (await db.prepare(sql)) as AsyncStatement
+        const stmt = await prepare(sql)
         // `reader` only means "returns columns" (INSERT … RETURNING has some): mode=ro and the
         // CTE wrapping below, which accepts nothing but a SELECT, are what stop writes.
         if (!stmt.reader)
@@ -224,9 +240,9 @@ export function openNodeSqlRunner(path: string, opts: { connections?: number } =
         const columns: SqlColumn[] = stmt
           .columns()
           .map(({ name, table, column }) => ({ name, table, column }))
-        const packed = (await db.prepare(packedSql(sql, columns.length, maxRows))) as AsyncStatement
+        const packed = await prepare(packedSql(sql, columns.length, maxRows))
         if (dog.fired) throw new SqlTimeout('Query took too long')
-        const [[json] = []] = await packed.raw(true).all()
+        const [[json] = []] = await packed.raw(true).all(args)
         return { columns, rows: unpack(String(json ?? '[]')) }
       } catch (e) {
         if (dog.fired && (isInterrupt(e) || e instanceof SqlTimeout)) {
@@ -236,7 +252,9 @@ export function openNodeSqlRunner(path: string, opts: { connections?: number } =
       } finally {
         dog.stop()
         busy.delete(db)
-        if (!closed) pool.release(db)
+        const retire = dog.fired || cache.size >= STATEMENTS_PER_CONNECTION
+        if (retire) statements.delete(db)
+        if (!closed) pool.release(db, retire)
       }
     },
 

@@ -12,6 +12,8 @@ import type { PhraseChecker } from './index'
 import type { MemoryIndex } from './minisearch'
 import { DEFAULT_FIELDS, minShouldMatch, QueryParseError, type QueryNode, type QueryPlan } from './query'
 import { eachPosting, FIELD_ID } from './text-index'
+import { UNLIMITED, type Budget } from './budget'
+import { luceneRegexpMatcher, wildcardMatcher } from './patterns'
 
 type Leaf = Exclude<QueryNode, { type: 'all' } | { type: 'bool' }>
 
@@ -35,6 +37,7 @@ export class Evaluator {
   constructor(
     private readonly idx: MemoryIndex,
     private readonly checker?: PhraseChecker,
+    private readonly budget: Budget = UNLIMITED,
   ) {}
 
   private get size() {
@@ -51,6 +54,7 @@ export class Evaluator {
 
   /** null: the node analysed to nothing and drops out of its parent (Solr does the same). */
   private match(node: QueryNode, weight: number): Bits | null {
+    this.budget.check()
     if (node.type === 'all') return this.idx.all().slice()
     if (node.type === 'bool') return this.bool(node, weight * (node.boost ?? 1))
     const w = weight * ('boost' in node ? (node.boost ?? 1) : 1)
@@ -106,27 +110,27 @@ export class Evaluator {
         if (node.type === 'term' && node.fuzzy) {
           const target = node.value
           const max = node.fuzzy
-          out = this.union(f.matching((v) => editDistance(v, target, max) <= max))
+          out = this.union(f.matching(this.budget.counted((v) => editDistance(v, target, max) <= max)))
         } else out = this.idx.exactBits(field, node.value).slice()
         break
       case 'prefix':
-        out = this.union(f.matching((v) => v.startsWith(node.value)))
+        out = this.union(f.matching(this.budget.counted((v) => v.startsWith(node.value))))
         break
       case 'wildcard': {
-        const re = wildcardRegExp(node.pattern)
-        out = this.union(f.matching((v) => re.test(v)))
+        const matches = wildcardMatcher(node.pattern)
+        out = this.union(f.matching(this.budget.counted(matches)))
         break
       }
       case 'regexp': {
-        const re = luceneRegExp(node.pattern)
-        out = this.union(f.matching((v) => re.test(v)))
+        const matches = luceneRegexpMatcher(node.pattern)
+        out = this.union(f.matching(this.budget.counted(matches)))
         break
       }
       case 'range':
-        out = this.union(f.matching((v) => inRange(v, node)))
+        out = this.union(f.matching(this.budget.counted((v) => inRange(v, node))))
         break
       case 'exists':
-        out = this.union(f.matching(() => true))
+        out = this.union(f.matching(this.budget.counted(() => true)))
         break
     }
     if (w && this.scores) {
@@ -176,19 +180,20 @@ export class Evaluator {
         test = (x) => String(x).startsWith(node.value)
         break
       case 'wildcard': {
-        const re = wildcardRegExp(node.pattern)
-        test = (x) => re.test(String(x))
+        const matches = wildcardMatcher(node.pattern)
+        test = (x) => matches(String(x))
         break
       }
       case 'regexp': {
-        const re = luceneRegExp(node.pattern)
-        test = (x) => re.test(String(x))
+        const matches = luceneRegexpMatcher(node.pattern)
+        test = (x) => matches(String(x))
         break
       }
     }
     const n = Math.min(arr.length, this.size)
     for (let d = 0; d < n; d++) {
       const x = arr[d]!
+      this.budget.tick()
       if (!Number.isNaN(x) && this.idx.ids[d] !== undefined && test(x)) setBit(b, d)
     }
     return b
@@ -228,7 +233,10 @@ export class Evaluator {
         for (const t of terms) {
           const b = newBits(this.size)
           if (fuzzy) {
-            for (const [, data] of this.idx.text.fuzzy(prefix + t, fuzzy)) this.addPostings(data, fids, b, w)
+            for (const [, data] of this.idx.text.fuzzy(prefix + t, fuzzy)) {
+              this.budget.tick()
+              this.addPostings(data, fids, b, w)
+            }
           } else this.addPostings(this.idx.text.termData(prefix + t), fids, b, w)
           out = out ? andInto(out, b) : b
         }
@@ -238,12 +246,10 @@ export class Evaluator {
         return this.terms(prefix, fids, multi(node.value), () => true)
       case 'wildcard': {
         const pattern = multi(node.pattern)
-        const re = wildcardRegExp(pattern)
-        return this.terms(prefix, fids, literalPrefix(pattern), (t) => re.test(t))
+        return this.terms(prefix, fids, literalPrefix(pattern), wildcardMatcher(pattern))
       }
       case 'regexp': {
-        const re = luceneRegExp(node.pattern)
-        return this.terms(prefix, fids, '', (t) => re.test(t))
+        return this.terms(prefix, fids, '', luceneRegexpMatcher(node.pattern))
       }
       case 'range': {
         const lower = node.lower === null ? null : multi(node.lower)
@@ -268,6 +274,7 @@ export class Evaluator {
   private terms(prefix: string, fids: number[], start: string, test: (term: string) => boolean): Bits {
     const b = newBits(this.size)
     for (const [key, data] of this.idx.text.withPrefix(prefix + start)) {
+      this.budget.tick()
       if (!prefix && key.includes(KV_SEP)) continue
       if (test(key.slice(prefix.length))) this.addPostings(data, fids, b, 0)
     }
@@ -378,28 +385,6 @@ function literalPrefix(pattern: string): string {
     } else out += c
   }
   return out
-}
-
-function wildcardRegExp(pattern: string): RegExp {
-  let re = ''
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!
-    if (c === '*') re += '[\\s\\S]*'
-    else if (c === '?') re += '[\\s\\S]'
-    else {
-      const lit = c === '\\' && i + 1 < pattern.length ? pattern[++i]! : c
-      re += lit.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-    }
-  }
-  return new RegExp(`^${re}$`, 'u')
-}
-
-function luceneRegExp(pattern: string): RegExp {
-  try {
-    return new RegExp(`^(?:${pattern})$`, 'u')
-  } catch {
-    throw new QueryParseError(`invalid regular expression /${pattern}/`)
-  }
 }
 
 /** Levenshtein distance, giving up (returning max + 1) once it must exceed `max`. */

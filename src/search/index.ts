@@ -23,6 +23,8 @@ export interface SearchRequest {
   facet?: { fields: string[]; limit: number; mincount: number }
   /** Checks phrases through this request's I/O, instead of the index's own checker. */
   phraseChecker?: PhraseChecker
+  /** When the request's time is up (ms since the epoch): past it the search throws SearchTimeout. */
+  deadline?: number
 }
 
 export interface SearchHits {

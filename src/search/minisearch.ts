@@ -3,6 +3,7 @@ import { andInto, count, fromDocs, newBits, orInto, type Bits } from './bits'
 import type { IndexDoc } from './document'
 import { ExactField } from './exact-field'
 import { Evaluator } from './evaluate'
+import { Budget, UNLIMITED } from './budget'
 import type { PhraseChecker, SearchHits, SearchIndex, SearchRequest } from './index'
 import { facetCounts, topDocs } from './rank'
 import { TextIndex, type TextSnapshot } from './text-index'
@@ -154,7 +155,8 @@ export class MemoryIndex implements SearchIndex {
   }
 
   async search(req: SearchRequest): Promise<SearchHits> {
-    const evaluator = new Evaluator(this, req.phraseChecker ?? this.phraseChecker)
+    const budget = req.deadline === undefined ? UNLIMITED : new Budget(req.deadline)
+    const evaluator = new Evaluator(this, req.phraseChecker ?? this.phraseChecker, budget)
     const scoring = req.sort.some((k) => k.field === 'score') && req.q.root.type !== 'all'
     const matched = await evaluator.run(req.q, scoring)
     for (const f of req.filters) {
@@ -167,6 +169,7 @@ export class MemoryIndex implements SearchIndex {
     if (!v.includePrivate) andInto(vis, this.exactBits('capacity', 'public'))
     if (v.labels) andInto(vis, this.labelBits(v.labels))
     andInto(matched, vis)
+    budget.check()
     const total = count(matched)
     const ids =
       req.rows > 0 && req.start < total
@@ -178,7 +181,10 @@ export class MemoryIndex implements SearchIndex {
         : []
     const facets: SearchHits['facets'] = {}
     if (req.facet) {
-      for (const field of req.facet.fields) facets[field] = facetCounts(this, matched, field, req.facet)
+      for (const field of req.facet.fields) {
+        budget.check()
+        facets[field] = facetCounts(this, matched, field, req.facet)
+      }
     }
     return { count: total, ids, facets }
   }

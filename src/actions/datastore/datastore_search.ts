@@ -2,6 +2,7 @@
 // sort and paging.
 import { z } from 'zod'
 import { defineAction } from '../action'
+import { timeLeft } from '../../context'
 import { datastoreReaderOf, findResourceToRead } from '../../datastore/access'
 import { requireCanReadResource } from '../../auth/resource'
 import { searchParams } from '../../datastore/search-params'
@@ -61,7 +62,9 @@ export const datastoreSearch = defineAction({
     // ckan: _table_metadata has no _full_text column (a per-column q fails in the query instead)
     if (table === metadataTable && typeof p.spec.q === 'string' && p.spec.q !== '')
       throw invalidQuery('column "_full_text" does not exist', `SELECT FROM "${TABLE_METADATA}"`, [])
-    const outcome = await searchTable(db, table, p.spec, p.include_total)
+    const outcome = await searchTable(db, table, p.spec, p.include_total, {
+      timeoutMs: timeLeft(ctx, ctx.config.int('service.datastore.search.timeout_ms')),
+    })
     const fields = outFields(outcome.plan.columns)
     const result: Record<string, unknown> = {
       ...p.echo,

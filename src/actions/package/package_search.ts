@@ -8,6 +8,7 @@ import { collaborationIds } from '../../auth/collaborator'
 import { packageDicts } from '../../model/package'
 import { flDict, flFields, searchFacets } from '../../model/search-result'
 import { pyRepr } from '../../lib/py-repr'
+import { SearchTimeout } from '../../search/budget'
 import { hasLocalParams, localParamsMessage, parseFilter, parseQ, QueryParseError, queryTooBig } from '../../search/query'
 import { effectiveSort, facetFieldParam, facetLimitParam, facetMincountParam, parseSort, SortParseError } from '../../search/sort'
 import type { ActionContext } from '../../context'
@@ -151,9 +152,10 @@ export const packageSearch = defineAction({
         start: p.start ?? 0,
         rows,
         facet: facetFields.length ? { fields: facetFields, limit: facetLimit, mincount: p['facet.mincount'] ?? 1 } : undefined,
+        deadline: ctx.deadline,
       })
     } catch (e) {
-      if (e instanceof QueryParseError) throw new SearchError(pyRepr(e.message))
+      if (e instanceof QueryParseError || e instanceof SearchTimeout) throw new SearchError(pyRepr(e.message))
       throw e
     }
     const dicts = await packageDicts(ctx, hits.ids)
