@@ -14,16 +14,13 @@ import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
 
 /** A per-request context for `deps`, with the caller resolved from the request headers. */
 export async function requestContext(deps: Deps, headers: Headers | null): Promise<ActionContext> {
-  const ctx: ActionContext = {
-    ...deps,
-    user: null,
-    memo: new Map(),
-    deadline: Date.now() + deps.config.int('service.action.timeout_ms'),
-  }
+  const ctx: ActionContext = { ...deps, user: null, memo: new Map() }
   const key = headers ? apiKeyFrom(headers, deps.config.str('apikey_header_name')) : null
   // Every request sees every write committed before it began (caches follow the change log).
   await deps.changes.catchUp({ shareTurn: true })
   if (key) ctx.user = await userForKey(deps, key)
+  // the budget covers the call's own work, not the catching up it found waiting
+  ctx.deadline = Date.now() + deps.config.int('service.action.timeout_ms')
   return ctx
 }
 

@@ -25,7 +25,7 @@ export function bodyLimits(config: Config): BodyLimits {
   return {
     maxBytes: positive('service.max_request_body_mb', 10) * MB,
     maxDepth: positive('service.max_request_depth', 64),
-    maxKeys: positive('service.max_request_keys', 10000),
+    maxKeys: positive('service.max_request_keys', 100000),
     maxString: positive('service.max_request_string_length', 10 * MB),
   }
 }

@@ -141,7 +141,10 @@ export const packageSearch = defineAction({
     const facetFields = facetOn ? (p['facet.field'] ?? []) : []
     const facetLimit = p['facet.limit'] === -2 ? ctx.config.int('search.facets.limit') : p['facet.limit']
     const rows = Math.min(p.rows ?? 10, ctx.config.int('service.search.rows_max'))
+    const waited = Date.now()
     const index = await ctx.search.ready()
+    // applying other writes to the index is not this query's cost: the budget moves on by it
+    const deadline = ctx.deadline === undefined ? undefined : ctx.deadline + (Date.now() - waited)
     let hits
     try {
       hits = await index.search({
@@ -152,7 +155,7 @@ export const packageSearch = defineAction({
         start: p.start ?? 0,
         rows,
         facet: facetFields.length ? { fields: facetFields, limit: facetLimit, mincount: p['facet.mincount'] ?? 1 } : undefined,
-        deadline: ctx.deadline,
+        deadline,
       })
     } catch (e) {
       if (e instanceof QueryParseError || e instanceof SearchTimeout) throw new SearchError(pyRepr(e.message))
