@@ -109,15 +109,24 @@ function dictsOf(action: AnyAction): fc.Arbitrary<Dict> {
   const documented = documentedParams(action.help)
   const forKey = valuesFor(action.name, () => pool, documented, value)
   const declared = keysOf(action.params)
-  // documented parameters the schema does not declare (its params may be a bare record)
-  const extra: Record<string, fc.Arbitrary<unknown>> = {}
-  for (const k of documented.keys()) if (!declared.includes(k)) extra[k] = forKey(k)
+  // documented parameters the schema does not declare (its params may be a bare record): the
+  // required ones and up to three optional ones, so that many dicts are valid as a whole
+  const required: Record<string, fc.Arbitrary<unknown>> = {}
+  const optional: string[] = []
+  for (const [k, d] of documented) {
+    if (declared.includes(k)) continue
+    if (d.optional) optional.push(k)
+    else required[k] = forKey(k)
+  }
+  const extra = fc
+    .tuple(fc.record(required), fc.subarray(optional, { maxLength: Math.min(3, optional.length) }))
+    .chain(([req, opt]) =>
+      fc.record(Object.fromEntries(opt.map((k) => [k, forKey(k)]))).map((o) => ({ ...req, ...o })),
+    )
   const fromSchema = declared.length
     ? fromZod(action.params, { forKey, fallback: value })
     : fc.constant({})
-  const valid = fc
-    .tuple(fc.record(extra, { requiredKeys: [] }), fromSchema)
-    .map(([a, b]) => ({ ...a, ...(b as Dict) }))
+  const valid = fc.tuple(extra, fromSchema).map(([a, b]) => ({ ...a, ...(b as Dict) }))
   const keys = [...new Set([...declared, ...documented.keys(), ...COMMON])]
   const mutated = fc
     .tuple(valid, fc.array(mutation(value, keys), { minLength: 1, maxLength: 3 }))

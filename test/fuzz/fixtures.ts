@@ -137,11 +137,21 @@ export function kindOf(action: string): keyof Pool | undefined {
   return rules.find(([re]) => re.test(action))?.[1]
 }
 
-/** The `:type key: ...` lines of an action's help: each documented parameter and its type. */
-export function documentedParams(help: string): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const m of help.matchAll(/^:param ([\w.]+):/gm)) out.set(m[1]!, 'string')
-  for (const m of help.matchAll(/^:type ([\w.]+): (.*)$/gm)) out.set(m[1]!, m[2]!.trim())
+/** A documented parameter: its type (`:type`) and whether its text says it is optional. */
+export interface Documented {
+  type: string
+  optional: boolean
+}
+
+/** The `:param key:` and `:type key:` lines of an action's help: its documented parameters. */
+export function documentedParams(help: string): Map<string, Documented> {
+  const out = new Map<string, Documented>()
+  for (const m of help.matchAll(/^:param ([\w.]+):([\s\S]*?)(?=^:|(?![\s\S]))/gm))
+    out.set(m[1]!, { type: 'string', optional: /optional/i.test(m[2]!) })
+  for (const m of help.matchAll(/^:type ([\w.]+): (.*)$/gm)) {
+    const d = out.get(m[1]!) ?? { type: 'string', optional: true }
+    out.set(m[1]!, { ...d, type: m[2]!.trim() })
+  }
   return out
 }
 
@@ -161,7 +171,7 @@ const bool = fc.oneof(fc.boolean(), fc.constantFrom('true', 'false', 'True', '1'
 export function valuesFor(
   action: string,
   pool: () => Pool,
-  documented: Map<string, string>,
+  documented: Map<string, Documented>,
   generic: fc.Arbitrary<unknown>,
 ): (key: string | undefined) => fc.Arbitrary<unknown> {
   const of = (kind: keyof Pool) => fc.nat().map((i) => {
@@ -284,7 +294,7 @@ export function valuesFor(
   return (key) => {
     if (key === undefined) return fc.oneof(own, text, generic)
     if (Object.hasOwn(byName, key)) return byName[key]!
-    const doc = documented.get(key) ?? ''
+    const doc = documented.get(key)?.type ?? ''
     if (/^int/.test(doc)) return smallInt
     if (/^bool/.test(doc)) return bool
     if (/^list of strings/.test(doc) || doc === 'list or comma separated string')

@@ -152,7 +152,7 @@ export function fromZod(
       return depth >= maxDepth
         ? fc.constant({})
         : fc.dictionary(
-            inner(def.keyType).map((k) => String(k)),
+            inner(def.keyType).map((k) => (typeof k === 'string' ? k : (JSON.stringify(k) ?? 'k'))),
             inner(def.valueType, undefined),
             { maxKeys: 3 },
           )
