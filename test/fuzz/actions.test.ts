@@ -149,6 +149,17 @@ describe('every action under arbitrary input', () => {
     console.log(`fuzz: ${actions.length} actions × ${RUNS} cases (seed ${SEED})`)
   })
 
+  it('sees a write in either database in the fingerprints', async () => {
+    const before = await fingerprints()
+    await t.ok('package_patch', { id: pool.dataset[0], notes: 'fingerprinted' }, sys)
+    await t.ok('datastore_upsert', { resource_id: pool.table[0], force: true, records: [{ a: 1, b: 'uno' }] }, sys)
+    const after = await fingerprints()
+    expect(changed(before.catalogue, after.catalogue)).toEqual(
+      expect.arrayContaining(['package', 'change_log', 'change_log (count, max seq)']),
+    )
+    expect(changed(before.datastore, after.datastore)).toEqual([pool.table[0]])
+  })
+
   for (const action of actions) {
     it(`${action.name}: never 5xx, always the envelope, a refused write changes nothing`, async () => {
       // a fuzzed delete or purge of an earlier action may have removed a fixture: make new ones

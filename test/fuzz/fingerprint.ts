@@ -38,7 +38,7 @@ export async function fingerprint(
     if (ex === '*' || /^\s*CREATE\s+VIRTUAL\b/i.test(sql ?? '')) continue
     let res: { columns: string[]; rows: unknown[][] } | undefined
     if (!/\bWITHOUT\s+ROWID\b/i.test(sql ?? '')) {
-      // a column of its own named _rowid_ would hide the rowid: then sorted rows as below
+      // a table without a rowid refuses this: its rows are sorted instead, below
       res = await query(`SELECT _rowid_, * FROM ${quote(name)} ORDER BY _rowid_`).catch(
         () => undefined,
       )
