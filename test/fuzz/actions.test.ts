@@ -157,7 +157,8 @@ describe('every action under arbitrary input', () => {
     expect(changed(before.catalogue, after.catalogue)).toEqual(
       expect.arrayContaining(['package', 'change_log', 'change_log (count, max seq)']),
     )
-    expect(changed(before.datastore, after.datastore)).toEqual([pool.table[0]])
+    // the table itself, its full-text index's shadow tables and the registry's row of it
+    expect(changed(before.datastore, after.datastore)).toEqual(expect.arrayContaining([pool.table[0]]))
   })
 
   for (const action of actions) {
