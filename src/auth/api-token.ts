@@ -5,6 +5,7 @@ import { NotAuthorized, ValidationError, type ErrorDict } from '../errors'
 import { findToken, verifiedClaims } from '../model/api-token'
 import { loadUser } from '../model/user'
 import { MISSING } from '../validation/fields'
+import { pyStr } from '../lib/py-repr'
 
 /** ckan get_or_bust: each key must be present (an empty string passes; the schema checks it). */
 export function requireKeys(input: DataDict, keys: string[]) {
@@ -15,7 +16,7 @@ export function requireKeys(input: DataDict, keys: string[]) {
 
 /** The user whose tokens a call is about (ckan: "User not found" when unknown). */
 export function loadTokenOwner(ctx: ActionContext, ref: unknown): Promise<UserRow> {
-  return loadUser(ctx, typeof ref === 'string' ? ref : String(ref), { notFound: 'User not found' })
+  return loadUser(ctx, typeof ref === 'string' ? ref : pyStr(ref), { notFound: 'User not found' })
 }
 
 const anonymous = (action: string) =>
@@ -43,7 +44,7 @@ export async function requireCanListTokens(ctx: ActionContext, input: DataDict) 
   const owner = await loadTokenOwner(ctx, ref).catch(() => undefined)
   if (owner?.id !== ctx.user.id)
     throw new NotAuthorized(
-      `User ${callerName(ctx)} not authorized to list API tokens of user ${String(ref)}`,
+      `User ${callerName(ctx)} not authorized to list API tokens of user ${pyStr(ref)}`,
     )
 }
 

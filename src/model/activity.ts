@@ -1,6 +1,7 @@
 // Activity rows: written in the batch of the change they describe, read back as activity dicts.
 import type { ActionContext } from '../context'
 import { NotFound } from '../errors'
+import { pyStr } from '../lib/py-repr'
 
 export type ActivityType =
   | 'new package'
@@ -160,10 +161,11 @@ export function loadActivity(
   ctx: ActionContext,
   id: unknown,
 ): Promise<StoredActivity & { rid: number }> {
-  const key = `activity:${String(id)}`
+  // pyStr: any JSON value (String() throws on a dict whose toString is not a function)
+  const key = `activity:${pyStr(id)}`
   let p = ctx.memo.get(key) as Promise<StoredActivity & { rid: number }> | undefined
   if (!p) {
-    p = ctx.read(`${ROW_SQL} WHERE id = ?`, [String(id)]).then(([r]) => {
+    p = ctx.read(`${ROW_SQL} WHERE id = ?`, [pyStr(id)]).then(([r]) => {
       if (!r) throw new NotFound()
       return storedActivity(r)
     })

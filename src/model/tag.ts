@@ -7,6 +7,7 @@ import { changeRow } from './changes'
 import { packageDicts, type PackageDict } from './package'
 import { assertFilterLength, fail, field, isMissing, MISSING } from '../validation/fields'
 import { likeContains } from './text-match'
+import { pyStr } from '../lib/py-repr'
 
 export type TagRow = typeof tags.$inferSelect
 export type VocabularyRow = typeof vocabularies.$inferSelect
@@ -287,7 +288,7 @@ export function searchTerms(
 }
 
 function checkVocabularyName(v: unknown) {
-  const name = typeof v === 'string' ? v : String(v)
+  const name = typeof v === 'string' ? v : pyStr(v)
   const len = [...name].length
   if (len < 2) return fail('Name must be at least 2 characters long')
   if (len > 100) return fail('Name must be a maximum of 100 characters long')

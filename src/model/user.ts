@@ -1,5 +1,6 @@
 // User reads, user dicts and the shared validation of user_create / user_update input.
 import { and, eq, inArray, ne, or, sql } from 'drizzle-orm'
+import { pyStr } from '../lib/py-repr'
 import { packages, users } from '../db/schema'
 import type { ActionContext, UserRow } from '../context'
 import type { DataDict } from '../data-dict'
@@ -40,10 +41,10 @@ export function loadUser(
     if (opts.missingIsNotFound) throw new NotFound(opts.notFound)
     throw new ValidationError({ id: [MISSING] })
   }
-  const key = `user:${String(idOrName)}`
+  const key = `user:${pyStr(idOrName)}`
   let p = ctx.memo.get(key) as Promise<UserRow> | undefined
   if (!p) {
-    p = findUser(ctx, String(idOrName)).then((row) => {
+    p = findUser(ctx, pyStr(idOrName)).then((row) => {
       if (!row) throw new NotFound(opts.notFound)
       return row
     })

@@ -271,6 +271,22 @@ describe('activity_diff', () => {
       ).toBe(404)
   })
 
+  it('answers an id or object_type that is a dict without a callable toString', async () => {
+    // found by the fuzzer: String() of {"toString": {...}} threw, a 500
+    const odd = { toString: { a: 1 } }
+    for (const who of [null, sys]) {
+      const r = await t.call('activity_diff', { id: odd, object_type: 'package' }, who)
+      expect(r.status).toBe(404)
+      expect(r.body.error.__type).toBe('Not Found Error')
+    }
+    const { second, admin } = await twoVersions(before, after)
+    const r = await t.call('activity_diff', { id: second.id, object_type: odd }, admin)
+    expect(r.status).toBe(404)
+    expect(r.body.error.message).toBe('Not found: Could not find object in the activity data')
+    for (const name of ['activity_show', 'activity_data_show'])
+      expect((await t.call(name, { id: odd }, sys)).body.success).toBe(false)
+  })
+
   it('needs edit rights on the dataset', async () => {
     const { second, member, ds } = await twoVersions(before, after)
     denied(

@@ -96,6 +96,17 @@ describe('api_token_create', () => {
     expect(r.body.error.message).toBe('Not found: User not found')
   })
 
+  it('answers a user that is a dict whose toString is not a function without a 500', async () => {
+    // found by the fuzzer: String() of {"toString": {...}} threw
+    const user = await t.make.user()
+    const odd = { toString: { a: 1 } }
+    for (const name of ['api_token_create', 'api_token_list']) {
+      const r = await t.call(name, { user: odd, name: 'x' }, user)
+      expect(r.status, name).toBeLessThan(500)
+      expect(r.body.success, name).toBe(false)
+    }
+  })
+
   it('validates expires_in and unit', async () => {
     const user = await t.make.user()
     const create = (extra: object) =>

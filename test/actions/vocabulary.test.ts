@@ -55,6 +55,14 @@ describe('vocabulary_create', () => {
     expect(r.body.error.name).toEqual(['Missing value'])
   })
 
+  it('takes a name that is a dict whose toString is not a function as text (no 500)', async () => {
+    // found by the fuzzer: String() of {"toString": {...}} threw
+    // (ckan's unicode_safe makes any value text: the dict's JSON text is a valid name)
+    const r = await t.call('vocabulary_create', { name: { toString: { a: 1 } } }, sys)
+    expect(r.status).toBe(200)
+    expect(r.body.result.name).toBe('{"toString":{"a":1}}')
+  })
+
   it('refuses a name already in use', async () => {
     const v = await vocab()
     const r = await t.call('vocabulary_create', { name: v.name }, sys)

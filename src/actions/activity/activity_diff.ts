@@ -5,6 +5,7 @@ import { NotFound, ValidationError } from '../../errors'
 import { activityToDict, loadActivity, previousActivity } from '../../model/activity'
 import { DIFF_TYPES, diffObjects, type DiffType } from '../../model/activity-diff'
 import { requiredInOrder } from '../../validation/activity'
+import { pyStr } from '../../lib/py-repr'
 
 export const activityDiff = defineAction({
   name: 'activity_diff',
@@ -32,7 +33,7 @@ activity with its data (see activity_show).
     const prev = await previousActivity(ctx, activity)
     if (!prev) throw new NotFound('Previous activity for this object not found')
     const pair = [activityToDict(prev, true), activityToDict(activity, true)]
-    const key = String(input.object_type)
+    const key = pyStr(input.object_type)
     if (!pair.every((a) => Object.prototype.hasOwnProperty.call(a.data, key)))
       throw new NotFound('Could not find object in the activity data')
     const type = input.diff_type ?? 'unified'

@@ -11,6 +11,7 @@ import {
   type TokenClaims,
 } from '../../model/api-token'
 import { changeRow } from '../../model/changes'
+import { pyStr } from '../../lib/py-repr'
 import {
   fail,
   field,
@@ -62,7 +63,7 @@ for themselves; sysadmins for anyone.
   auth: requireCanCreateToken,
   params: z.object({
     // ckan: an empty user is not "missing" but unknown (Not found)
-    user: field((v) => (v === undefined || v === null ? fail(MISSING) : String(v))),
+    user: field((v) => (v === undefined || v === null ? fail(MISSING) : pyStr(v))),
     name: reqString,
     expires_in: positiveInt(),
     unit: unitField,
