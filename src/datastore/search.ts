@@ -73,6 +73,15 @@ export function mayTakeLong(spec: SearchSpec): boolean {
   )
 }
 
+/**
+ * Whether a statement's query plan (the `detail` lines of EXPLAIN QUERY PLAN) may visit many more
+ * rows than it returns: a full scan, a temporary b-tree for ORDER BY/DISTINCT, a full-text table.
+ * A plan of index lookups only reads what it returns (an offset past LONG_OFFSET is judged apart).
+ */
+export function planMayTakeLong(details: string[]): boolean {
+  return details.some((d) => /^SCAN |TEMP B-TREE|VIRTUAL TABLE/.test(d))
+}
+
 /** Rows the runner may return for one search statement (the statement's own LIMIT is lower). */
 const RUNNER_MAX_ROWS = 1_000_000
 
@@ -84,7 +93,14 @@ export async function searchTable(
   opts: { timeoutMs?: number } = {},
 ): Promise<SearchOutcome> {
   const plan = planSearch(t, spec)
-  const runner = opts.timeoutMs !== undefined && db.sql && mayTakeLong(spec) ? db.sql : undefined
+  // where the plan is known at no cost (an embedded file), it decides each statement; else the spec
+  const guarded = opts.timeoutMs !== undefined && db.sql && mayTakeLong(spec) ? db.sql : undefined
+  const runner =
+    guarded && db.statementMayTakeLong && spec.offset <= LONG_OFFSET
+      ? [plan.sql, plan.countSql].some((sql) => db.statementMayTakeLong!(sql))
+        ? guarded
+        : undefined
+      : guarded
   const deadline = Date.now() + (opts.timeoutMs ?? 0)
   const query = (sql: string, args: InValue[]): Promise<DsResult> =>
     runner

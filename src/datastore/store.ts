@@ -49,6 +49,11 @@ export interface DatastoreReader {
   stream(sql: string, args: InValue[], chunkRows: number): AsyncIterable<DsResult>
   /** The time-limited SQL runner; without one, datastore_search_sql runs through query() unguarded in time. */
   sql?: SqlRunner
+  /**
+   * Whether a statement's plan may visit many more rows than it returns (see planMayTakeLong),
+   * where that is cheap to know (an embedded file: EXPLAIN QUERY PLAN, remembered per schema).
+   */
+  statementMayTakeLong?(sql: string): boolean
 }
 
 /** The DataStore's primary (write) database; its reads see its own writes at once. */

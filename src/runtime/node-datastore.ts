@@ -13,6 +13,7 @@ import {
 } from '../datastore/client-store'
 import { mutex, type DatastoreDb, type DatastoreReader } from '../datastore/store'
 import { ensureRegistry } from '../datastore/registry'
+import { planMayTakeLong } from '../datastore/search'
 import { statementCache, syncExecutor } from './node-db'
 import { openNodeSqlRunner, readOnlyUri } from './node-sql-runner'
 
@@ -45,10 +46,39 @@ export async function openClientDatastore(url: string, authToken?: string): Prom
   return store
 }
 
+/** planMayTakeLong of each statement, remembered until the schema changes. */
+function planJudge(conn: Database.Database) {
+  const version = conn.prepare('PRAGMA schema_version').pluck()
+  const judged = new Map<string, boolean>()
+  let schema = -1
+  return (sql: string): boolean => {
+    const now = Number(version.get())
+    if (now !== schema) {
+      judged.clear()
+      schema = now
+    }
+    let verdict = judged.get(sql)
+    if (verdict === undefined) {
+      try {
+        const st = conn.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        const rows = st.all() as { detail: string }[]
+        st.get() // leaves the statement reset: an un-reset EXPLAIN pins the read snapshot
+        verdict = planMayTakeLong(rows.map((r) => String(r.detail)))
+      } catch {
+        verdict = true // the runner reports the statement's error as the direct path would
+      }
+      if (judged.size >= 500) judged.clear()
+      judged.set(sql, verdict)
+    }
+    return verdict
+  }
+}
+
 /** Reads of an embedded file on `conn`; streams on read-only connections of their own. */
 function fileReads(path: string, conn: Database.Database): DatastoreReader {
   const prepare = statementCache(conn)
   return {
+    statementMayTakeLong: planJudge(conn),
     async query(sql, args = []) {
       const st = prepare(sql)
       const rows = st.raw(true).all(args as InValue[]) as unknown[][]

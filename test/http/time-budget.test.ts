@@ -5,6 +5,8 @@ import { invoke } from '../../src/actions/invoke'
 import { registry } from '../../src/actions/index'
 import { systemContext } from '../../src/context'
 import { setup, type Caller, type TestEnv } from '../helpers/setup'
+import { findTableByName } from '../../src/datastore/registry'
+import { planSearch, type SearchSpec } from '../../src/datastore/query'
 
 const BUDGET_MS = 25
 const ROWS = 300_000
@@ -46,6 +48,7 @@ beforeAll(async () => {
           resource: { package_id: pkg.id, name: 'big' },
           fields: [{ id: 'a', type: 'text' }, { id: 'b', type: 'text' }, { id: 'note', type: 'text' }, { id: 'n', type: 'int' }],
           records,
+          indexes: 'a',
         },
         sys,
       )
@@ -97,6 +100,22 @@ describe('datastore_search under a time budget', () => {
     clearInterval(timer)
     expect(r.status).toBe(409)
     expect(worstGap).toBeLessThan(BUDGET_MS * 4)
+  })
+
+  it('sends index lookups the direct way and scans, sorts and full text to the runner', async () => {
+    const ds = t.deps.datastore!
+    const table = (await findTableByName(ds, resourceId))!
+    const judge = (spec: Partial<SearchSpec>) => {
+      const p = planSearch(table, { plain: true, language: 'english', distinct: false, limit: 5, offset: 0, ...spec })
+      return [p.sql, p.countSql].map((sql) => ds.statementMayTakeLong!(sql))
+    }
+    expect(judge({ filters: { a: 'w1a' } })).toEqual([false, false])
+    expect(judge({ filters: { n: 1 } })).toEqual([true, true])
+    expect(judge({ filters: { a: 'w1a' }, sort: 'b' })).toEqual([true, false])
+    expect(judge({ q: 'w1a' })).toEqual([true, true])
+    // and an indexed filter answers under the tiny budget
+    const r = await t.call('datastore_search', { resource_id: resourceId, filters: { a: 'w1a' }, limit: 2 }, sys)
+    expect(r.status).toBe(200)
   })
 
   it('still answers plain pages of the big table at once', async () => {
