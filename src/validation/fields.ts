@@ -24,7 +24,15 @@ export function field<T>(check: (v: unknown) => T | FieldFail) {
     .unknown()
     .optional()
     .transform((v, ctx): T => {
-      const r = check(v)
+      let r: T | FieldFail
+      try {
+        r = check(v)
+      } catch (e) {
+        // A dict whose `toString`/`valueOf` key holds data cannot become a string or number
+        // (Python's str() never fails); whichever check tried, the value is simply invalid.
+        if (!(e instanceof TypeError && /convert object to primitive/.test(e.message))) throw e
+        r = fail('Invalid value')
+      }
       if (r instanceof FieldFail) {
         for (const message of r.msgs) ctx.addIssue({ code: 'custom', message })
         return z.NEVER

@@ -136,6 +136,25 @@ describe('bodies sent to actions that take no parameters', () => {
   }
 })
 
+describe('dicts that cannot become strings', () => {
+  // found by `npm run fuzz`: String() of {"toString": {...}} throws in JavaScript
+  it('are a validation error in every field check, not a 500', async () => {
+    const sys = await t.make.sysadmin()
+    const hostile = { toString: { a: 1 }, valueOf: [] }
+    const shown = await t.call('config_option_show', { key: hostile }, sys)
+    expect([shown.status, shown.body.error]).toEqual([409, { __type: 'Validation Error', key: ['Invalid value'] }])
+    for (const [name, params] of [
+      ['package_show', { id: hostile }],
+      ['group_list', { sort: hostile }],
+      ['user_show', { id: hostile }],
+    ] as const) {
+      const r = await t.call(name, params, sys)
+      expect(r.status, name).toBeLessThan(500)
+      expect(r.body.success, name).toBe(false)
+    }
+  })
+})
+
 describe('the body size limit', () => {
   it('refuses a JSON body over service.max_request_body_mb with a 413 envelope', async () => {
     const r = await post('site_read', `{"x": "${'a'.repeat(11 * MB)}"}`, 'application/json')
