@@ -266,17 +266,20 @@ function indexBreakdown(dbFile: string) {
   // value sets are built on the first filter or facet of a field: each field's sets are built,
   // measured, then the field is dropped (its drop minus its sets: values and per-document ids)
   let setsTotal = 0
-  for (const [k, f] of [...idx.exact.entries()]) {
+  const buildSets = (k: string) => {
+    const f = idx.exact.get(k)!
     const before = heapNow()
     f.docs(f.values[0] ?? '')
-    const sets = heapNow() - before
+    return { values: f.values.length, sets: heapNow() - before }
+  }
+  for (const k of [...idx.exact.keys()]) {
+    const { values, sets } = buildSets(k)
     setsTotal += sets
-    const values = f.values.length
+    const before = heapNow()
     idx.exact.delete(k)
-    const forward = sets + before - heapNow()
     parts.push({
       part: `exact ${k}: values, value ids per document`,
-      bytes: forward,
+      bytes: before - heapNow() - sets,
       note: `${values} values; + ${fmtMB(sets)} MB of value → document Sets once filtered/faceted`,
       sets,
     })
@@ -451,7 +454,7 @@ type Checkpoint = Awaited<ReturnType<typeof checkpoint>>
 
 async function checkpoint(
   n: number,
-  load: { from: number; seconds: number; rate: number; errors: number; peakRss: number; createP50: number; createP99: number; serverCpu: number },
+  load: { from: number; seconds: number; rate: number; errors: number; peakRss: number; createP50: number; createP99: number; serverCpu: number; retries: number },
   grower: RunningServer,
   dbFile: string,
   port: number,
@@ -541,6 +544,11 @@ export async function scaleBench(sizes: number[], log: (s: string) => void = con
     const key = admin.apikey!
     server = await startServer({ DATABASE_URL: dbUrl }, port)
     const s = server
+    const errTail: string[] = []
+    s.child.stderr!.on('data', (b: Buffer) => errTail.push(b.toString()) > 20 && errTail.shift())
+    s.child.on('exit', (code, signal) => {
+      if (server) log(`grown server exited unexpectedly (${code ?? signal}); last stderr:\n${errTail.join('')}`)
+    })
     const orgs: string[] = []
     await concurrently(0, ORGS, 8, async (i) => {
       orgs[i] = (await call(s.url, 'organization_create', { name: `org-${i}`, title: `Organization ${i}` }, key)).name
@@ -558,12 +566,25 @@ export async function scaleBench(sizes: number[], log: (s: string) => void = con
       const cpu0 = cpuSeconds(s.child.pid!)
       const times: number[] = []
       let errors = 0
+      let retries = 0
       const t0 = performance.now()
       await concurrently(have, n, CLIENTS, async (i) => {
         const body = JSON.stringify(scaleDataset(c, i, orgs, groups))
         const t = performance.now()
-        const res = await fetch(`${s.url}/api/3/action/package_create`, postInit(body, key))
-        const json = (await res.json()) as { success: boolean }
+        let json: { success: boolean; error?: { name?: string[] } }
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const res = await fetch(`${s.url}/api/3/action/package_create`, postInit(body, key))
+            json = (await res.json()) as typeof json
+            break
+          } catch (e) {
+            // a reset connection (seen once on a loaded machine): try again, counted
+            if (attempt >= 3 || !s.child.pid || s.child.exitCode !== null) throw e
+            retries++
+          }
+        }
+        // a retried create that had gone through the first time
+        if (!json.success && retries && json.error?.name?.some((m) => m.includes('already in use'))) json.success = true
         times.push(performance.now() - t)
         if (!json.success && ++errors > 20) throw new Error(`package_create keeps failing: ${JSON.stringify(json).slice(0, 500)}`)
         if (SEARCH_EVERY > 0 && (i + 1) % SEARCH_EVERY === 0) await call(s.url, 'package_search', { q: '', rows: 1 })
@@ -571,8 +592,8 @@ export async function scaleBench(sizes: number[], log: (s: string) => void = con
       const seconds = (performance.now() - t0) / 1000
       const serverCpu = (cpuSeconds(s.child.pid!) - cpu0) / seconds
       const l = lat(times)
-      const load = { from: have, seconds, rate: (n - have) / seconds, errors, peakRss: peak.stop().peak, createP50: l.p50, createP99: l.p99, serverCpu }
-      log(`load ${fmt(have)} → ${fmt(n)}: ${fmt(load.rate)} datasets/s (${fmt(seconds, 1)} s, p50 ${fmt(l.p50, 1)} ms, p99 ${fmt(l.p99, 1)} ms, server busy ${fmt(serverCpu * 100)} % of a core${errors ? `, ${errors} ERRORS` : ''})`)
+      const load = { from: have, seconds, rate: (n - have) / seconds, errors, peakRss: peak.stop().peak, createP50: l.p50, createP99: l.p99, serverCpu, retries }
+      log(`load ${fmt(have)} → ${fmt(n)}: ${fmt(load.rate)} datasets/s (${fmt(seconds, 1)} s, p50 ${fmt(l.p50, 1)} ms, p99 ${fmt(l.p99, 1)} ms, server busy ${fmt(serverCpu * 100)} % of a core${errors ? `, ${errors} ERRORS` : ''}${retries ? `, ${retries} retried after a connection error` : ''})`)
       have = n
       const r = await checkpoint(n, load, s, dbFile, port + 1, log)
       const goals = goalsFor(r, results.at(-1))
