@@ -299,6 +299,22 @@ function indexBreakdown(dbFile: string) {
     t.lengths = []
   })
   const termBefore = heapNow()
+  // A write turns the LazyPostings of every term it touches into a real Map (a server grown through
+  // the API holds most lists so). Up to 2 million postings every list is turned (the buffer is then
+  // released); past that a sample of the lists, extrapolated by postings.
+  const totalPostings = postingsBytes / 8
+  const stride = Math.max(1, Math.ceil(totalPostings / 2e6))
+  let lists = 0
+  let sampledPostings = 0
+  for (const [, data] of t._index as unknown as Iterable<[string, Map<number, Map<number, number>>]>) {
+    for (const postings of data.values()) {
+      if (++lists % stride) continue
+      sampledPostings += postings.size
+      postings.get(-1)
+    }
+  }
+  const sampleDelta = heapNow() - termBefore
+  const materialized = stride === 1 ? sampleDelta : (sampleDelta * totalPostings) / (sampledPostings || 1) - buffer
   t._index.clear()
   const termAndBuffer = termBefore - heapNow()
   parts.push({
@@ -322,6 +338,10 @@ function indexBreakdown(dbFile: string) {
     decodedBytes,
     restoredBytes: total,
     valueSetBytes: setsTotal,
+    /** Bytes more if every posting list were a Map (as in a server grown through the API). */
+    postingMapsExtra: materialized,
+    postingLists: lists,
+    postingMapsSampled: stride > 1 ? Math.ceil(lists / stride) : lists,
     loadMs,
     parts: parts.sort((a, b) => b.bytes - a.bytes),
     bitsCacheBound: { perBitset: bitsetBytes, max: 5001 * bitsetBytes },
@@ -454,7 +474,7 @@ type Checkpoint = Awaited<ReturnType<typeof checkpoint>>
 
 async function checkpoint(
   n: number,
-  load: { from: number; seconds: number; rate: number; errors: number; peakRss: number; createP50: number; createP99: number; serverCpu: number; retries: number },
+  load: { from: number; seconds: number; rate: number; errors: number; peakRss: number; createP50: number; createP99: number; serverCpu: number; benchCpu: number; retries: number; indexing: { searches: number; seconds: number; maxMs: number } },
   grower: RunningServer,
   dbFile: string,
   port: number,
@@ -500,7 +520,7 @@ async function checkpoint(
       snapshot,
     }
   } finally {
-    await b.stop()
+    if (b.child.exitCode === null) await b.stop()
   }
   log(
     `restart (2nd process, ${snapshot.bytes ? `snapshot ${fmtMB(snapshot.bytes)} MB + ${snapshot.tailDatasets} datasets of log tail` : `NO snapshot yet: full build of ${snapshot.tailDatasets} datasets`}): listening ${fmt(restart.listenedMs)} ms, ` +
@@ -537,6 +557,7 @@ export async function scaleBench(sizes: number[], log: (s: string) => void = con
   const port = 5600 + Math.floor(Math.random() * 250)
   const results: (Checkpoint & { goals: Goal[] })[] = []
   let server: RunningServer | undefined
+  let failure: string | undefined
   try {
     const opened = await openCatalogDb(dbUrl)
     const admin = await addSysadmin(buildDeps(loadConfig({}), opened.db), 'bench-admin')
@@ -567,6 +588,8 @@ export async function scaleBench(sizes: number[], log: (s: string) => void = con
       const times: number[] = []
       let errors = 0
       let retries = 0
+      const catchUps: number[] = []
+      const benchCpu0 = process.cpuUsage()
       const t0 = performance.now()
       await concurrently(have, n, CLIENTS, async (i) => {
         const body = JSON.stringify(scaleDataset(c, i, orgs, groups))
@@ -587,23 +610,35 @@ export async function scaleBench(sizes: number[], log: (s: string) => void = con
         if (!json.success && retries && json.error?.name?.some((m) => m.includes('already in use'))) json.success = true
         times.push(performance.now() - t)
         if (!json.success && ++errors > 20) throw new Error(`package_create keeps failing: ${JSON.stringify(json).slice(0, 500)}`)
-        if (SEARCH_EVERY > 0 && (i + 1) % SEARCH_EVERY === 0) await call(s.url, 'package_search', { q: '', rows: 1 })
+        if (SEARCH_EVERY > 0 && (i + 1) % SEARCH_EVERY === 0) {
+          const ts = performance.now()
+          await call(s.url, 'package_search', { q: '', rows: 1 })
+          catchUps.push(performance.now() - ts)
+        }
       })
       const seconds = (performance.now() - t0) / 1000
       const serverCpu = (cpuSeconds(s.child.pid!) - cpu0) / seconds
+      const benchCpuUse = process.cpuUsage(benchCpu0)
+      const benchCpu = (benchCpuUse.user + benchCpuUse.system) / 1e6 / seconds
+      // the searches that made the index catch up with the last SEARCH_EVERY creates
+      const indexing = { searches: catchUps.length, seconds: catchUps.reduce((a, b) => a + b, 0) / 1000, maxMs: Math.max(0, ...catchUps) }
       const l = lat(times)
-      const load = { from: have, seconds, rate: (n - have) / seconds, errors, peakRss: peak.stop().peak, createP50: l.p50, createP99: l.p99, serverCpu, retries }
-      log(`load ${fmt(have)} → ${fmt(n)}: ${fmt(load.rate)} datasets/s (${fmt(seconds, 1)} s, p50 ${fmt(l.p50, 1)} ms, p99 ${fmt(l.p99, 1)} ms, server busy ${fmt(serverCpu * 100)} % of a core${errors ? `, ${errors} ERRORS` : ''}${retries ? `, ${retries} retried after a connection error` : ''})`)
+      const load = { from: have, seconds, rate: (n - have) / seconds, errors, peakRss: peak.stop().peak, createP50: l.p50, createP99: l.p99, serverCpu, benchCpu, retries, indexing }
+      log(`load ${fmt(have)} → ${fmt(n)}: ${fmt(load.rate)} datasets/s (${fmt(seconds, 1)} s, p50 ${fmt(l.p50, 1)} ms, p99 ${fmt(l.p99, 1)} ms, CPU: server ${fmt(serverCpu * 100)} %, bench ${fmt(benchCpu * 100)} % of a core; ${indexing.searches} catch-up searches took ${fmt(indexing.seconds, 1)} s, the longest ${fmt(indexing.maxMs)} ms${errors ? `, ${errors} ERRORS` : ''}${retries ? `, ${retries} retried after a connection error` : ''})`)
       have = n
       const r = await checkpoint(n, load, s, dbFile, port + 1, log)
       const goals = goalsFor(r, results.at(-1))
       results.push({ ...r, goals })
       printSize(results.at(-1)!, log)
     }
-    await s.stop()
-    server = undefined
+  } catch (e) {
+    // e.g. the server ran out of memory: the sizes measured so far are still printed and written
+    failure = String((e as Error)?.stack ?? e)
+    log(`\nscale run stopped: ${failure}`)
   } finally {
-    if (server) await server.stop()
+    const running = server
+    server = undefined
+    if (running && running.child.exitCode === null) await running.stop()
     if (!process.env.BENCH_KEEP_DB) rmSync(dir, { recursive: true, force: true })
     else log(`database kept: ${dbFile}`)
   }
@@ -615,6 +650,7 @@ export async function scaleBench(sizes: number[], log: (s: string) => void = con
     machine: { cpus: cpus.length, model: cpus[0]?.model, memGiB: os.totalmem() / 2 ** 30, node: process.version },
     settings: { sizes, clients: CLIENTS, queries: QUERIES, warmup: WARMUP, searchEvery: SEARCH_EVERY, orgs: ORGS, groups: GROUPS },
     units: 'bytes, ms, MB = 1e6 bytes in the goals',
+    failure,
     results,
   }
   writeFileSync(RESULTS_FILE, JSON.stringify(out, null, 2) + '\n')
@@ -637,6 +673,8 @@ function printSize(r: Checkpoint & { goals: Goal[] }, log: (s: string) => void) 
   for (const p of r.index.parts.filter((p) => !small(p))) log(`  ${lpad(fmtMB(p.bytes), 8)} MB  ${p.part}${p.note ? `  (${p.note})` : ''}`)
   const rest = r.index.parts.filter(small)
   if (rest.length) log(`  ${lpad(fmtMB(rest.reduce((n, p) => n + p.bytes, 0)), 8)} MB  ${rest.length} smaller parts (${rest.map((p) => p.part.split(':')[0]).join(', ')})`)
+  const sampled = r.index.postingMapsSampled < r.index.postingLists ? `, estimated from ${fmt(r.index.postingMapsSampled)} of them` : ''
+  log(`  ${lpad('+' + fmtMB(r.index.postingMapsExtra), 8)} MB  if all ${fmt(r.index.postingLists)} posting lists were Maps, as writes make them (net of the buffer then released${sampled})`)
   log(`  ${lpad(fmtMB(r.index.restoredBytes), 8)} MB  total as loaded (+ ${fmtMB(r.index.valueSetBytes)} MB once every field's value sets are built); bitset cache bound: 5,001 × ${fmt(r.index.bitsCacheBound.perBitset / 1000, 1)} kB = ${fmtMB(r.index.bitsCacheBound.max)} MB`)
   log(`database bytes by table (indexes included; file ${fmtMB(r.db.file)} MB):`)
   for (const t of r.db.tables.slice(0, 12)) {
