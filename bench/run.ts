@@ -8,6 +8,7 @@ import { scaleOutBench } from './scale-out'
 import { dashboardBench } from './dashboard'
 import { loaderBench } from './loader'
 import { uploadBench } from './upload'
+import { scaleBench } from './scale'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
@@ -22,6 +23,10 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 // BENCH_SCALE_TRIALS (20), BENCH_SCALE_SYNC_INTERVAL (0.25 s), BENCH_CONNECTIONS (50).
 // BENCH_ONLY=loader: BENCH_LOADER_ROWS (1000000 rows, ~212 MB of CSV in a temp file), BENCH_LOADER_TIMEOUT_S (3600),
 // BENCH_KEEP_DB. BENCH_ONLY=upload: BENCH_UPLOAD_MB (1024 MiB, made on the fly; the server stores it in a temp dir).
+// BENCH_ONLY=scale (part of the default run): BENCH_SCALE_SIZES (10000,100000,300000; one catalogue grown through
+// package_create to each size in turn), BENCH_SCALE_CLIENTS (16 concurrent creates), BENCH_SCALE_QUERIES (600 per
+// search mix), BENCH_SCALE_WARMUP (60), BENCH_SCALE_SEARCH_EVERY (1000: a package_search after that many creates),
+// BENCH_SCALE_HEAPSNAPSHOT_MAX (0: sizes up to it also summarise a heap snapshot of the restored index), BENCH_KEEP_DB.
 const only = process.env.BENCH_ONLY
 if (!only || only === 'catalogue') {
   console.log('\n# 1. catalogue: package_show and package_create over HTTP (real Node server, loopback)')
@@ -68,6 +73,12 @@ if (!only || only === 'loader') {
 if (!only || only === 'upload') {
   console.log('\n# 8. upload: a large file up through resource_create and back from its download URL, server RSS')
   await uploadBench()
+}
+
+if (!only || only === 'scale') {
+  const sizes = (process.env.BENCH_SCALE_SIZES ?? '10000,100000,300000').split(',').map((s) => Number(s.trim()))
+  console.log('\n# 9. scale: one catalogue grown through package_create; RSS, heap, index and database bytes, search mix, restart')
+  await scaleBench(sizes)
 }
 
 if (only === 'scale-out') {

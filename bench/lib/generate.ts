@@ -95,3 +95,45 @@ export function dataset(c: Corpus, i: number, orgs: string[] = []): GeneratedDat
     }),
   }
 }
+
+/**
+ * A richer dataset for the scale benchmark (issue 17): notes of 50–500 words, 5–30 tags, 1–10
+ * resources, 3–6 extras, an organization, and one to three groups for about a third of them.
+ */
+export function scaleDataset(c: Corpus, i: number, orgs: string[], groups: string[] = []): GeneratedDataset & { groups?: { name: string }[] } {
+  const title = sentence(c, 3 + Math.floor(c.next() * 6)).replace(/^./, (ch) => ch.toUpperCase())
+  const tagN = 5 + Math.floor(c.next() * 26)
+  const tagSet = new Set<string>()
+  while (tagSet.size < tagN) tagSet.add(c.tags[zipf(c, c.tags.length)]!)
+  const resN = 1 + Math.floor(c.next() * 10)
+  const name = `ds-${i}-${Math.floor(c.next() * 1e9).toString(36)}`
+  const extras = [
+    { key: 'source', value: sentence(c, 2 + Math.floor(c.next() * 4)) },
+    { key: 'frequency', value: ['daily', 'weekly', 'monthly', 'quarterly', 'annual'][Math.floor(c.next() * 5)]! },
+    { key: 'spatial', value: `${sentence(c, 1)} region` },
+  ]
+  const more = Math.floor(c.next() * 4)
+  for (let e = 0; e < more; e++) extras.push({ key: `custom_${e}`, value: sentence(c, 1 + Math.floor(c.next() * 6)) })
+  const groupN = groups.length && c.next() < 0.35 ? 1 + Math.floor(c.next() * 3) : 0
+  const groupSet = new Set<string>()
+  while (groupSet.size < groupN) groupSet.add(groups[Math.floor(c.next() * groups.length)]!)
+  return {
+    name,
+    title,
+    notes: sentence(c, 50 + Math.floor(c.next() * 451)),
+    license_id: LICENSES[Math.floor(c.next() * LICENSES.length)]!,
+    ...(orgs.length ? { owner_org: orgs[Math.floor(c.next() * orgs.length)]! } : {}),
+    tags: [...tagSet].map((t) => ({ name: t })),
+    extras,
+    ...(groupN ? { groups: [...groupSet].map((g) => ({ name: g })) } : {}),
+    resources: Array.from({ length: resN }, (_, r) => {
+      const format = FORMATS[Math.floor(c.next() * FORMATS.length)]!
+      return {
+        name: `${sentence(c, 2)} ${r + 1}`,
+        url: `http://example.com/${name}/file-${r}.${format.toLowerCase()}`,
+        format,
+        description: sentence(c, 5 + Math.floor(c.next() * 20)),
+      }
+    }),
+  }
+}

@@ -12,6 +12,8 @@ export interface RunningServer {
   child: ChildProcess
   /** Milliseconds from spawn to the "Listening on" line. */
   listenedMs: number
+  /** The next whole stderr line matching `re` (from now on), e.g. the SIGUSR2 memory line. */
+  nextStderrLine(re: RegExp, timeoutMs?: number): Promise<string>
   stop(): Promise<void>
 }
 
@@ -52,12 +54,34 @@ export async function startServer(env: Record<string, string> = {}, port = 5600 
   })
   child.stdout!.resume()
   child.stderr!.resume()
+  // stderr split into lines for nextStderrLine
+  const waiters = new Set<(line: string) => void>()
+  let partial = ''
+  child.stderr!.on('data', (b: Buffer) => {
+    const parts = (partial + b.toString()).split('\n')
+    partial = parts.pop()!
+    for (const line of parts) for (const w of [...waiters]) w(line)
+  })
   return {
     url: `http://127.0.0.1:${port}`,
     dbUrl,
     dir,
     child,
     listenedMs,
+    nextStderrLine: (re, timeoutMs = 10000) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(w)
+          reject(new Error(`no stderr line matching ${re} within ${timeoutMs} ms`))
+        }, timeoutMs)
+        const w = (line: string) => {
+          if (!re.test(line)) return
+          clearTimeout(timer)
+          waiters.delete(w)
+          resolve(line)
+        }
+        waiters.add(w)
+      }),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve())

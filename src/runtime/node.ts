@@ -1,4 +1,5 @@
 // Node entry: `npm start` serves the API on PORT (default 5000) from the embedded libSQL file (or a replica of a primary).
+import { getHeapSpaceStatistics } from 'node:v8'
 import { serve } from '@hono/node-server'
 import { createApp } from '../app'
 import { loadConfig } from '../config/load'
@@ -97,3 +98,9 @@ const stop = () => {
 }
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)
+// Operators (and bench/scale.ts): `kill -USR2 <pid>` prints one JSON line of memory figures to stderr.
+process.on('SIGUSR2', () => {
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]))
+  const m = { ...process.memoryUsage(), heapSpaces: spaces, searchLoaded: deps.search.loaded }
+  console.error(`memory ${JSON.stringify(m)}`)
+})

@@ -82,4 +82,24 @@ describe('node entry (npm start)', () => {
     expect(cli.status).toBe(1)
     expect(cli.stderr).toContain('invalid user name')
   })
+
+  it('prints one JSON line of memory figures to stderr on SIGUSR2', async () => {
+    const line = new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no memory line')), 10000)
+      child.stderr!.on('data', (b: Buffer) => {
+        const m = /^memory (\{.*\})$/m.exec(b.toString())
+        if (m) {
+          clearTimeout(timer)
+          resolve(m[1]!)
+        }
+      })
+    })
+    child.kill('SIGUSR2')
+    const m = JSON.parse(await line)
+    expect(m.rss).toBeGreaterThan(0)
+    expect(m.heapUsed).toBeGreaterThan(0)
+    expect(m.heapSpaces.old_space).toBeGreaterThan(0)
+    expect(typeof m.searchLoaded).toBe('boolean')
+    expect(child.exitCode).toBe(null)
+  })
 })
