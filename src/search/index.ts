@@ -56,6 +56,8 @@ export interface SearchService {
   readonly loaded: boolean
   /** Stores the index as a snapshot for cold starts. */
   writeSnapshot(): Promise<void>
+  /** Writes a snapshot when the index holds datasets re-indexed since the last one (at shutdown). */
+  flush(): Promise<void>
   /**
    * A view for one request of a runtime that forbids sharing I/O between requests (workerd):
    * its reads go through `io` and it never waits on another request's work.

@@ -93,6 +93,9 @@ export class MemorySearchService implements SearchService {
         return service.loaded
       },
       writeSnapshot: () => service.writeSnapshotThrough(io),
+      flush: async () => {
+        if (service.index && service.sinceSnapshot > 0) await service.writeSnapshotThrough(io)
+      },
       through: (other) => service.through(other),
     }
   }
@@ -274,6 +277,10 @@ export class MemorySearchService implements SearchService {
         .catch((err) => console.error('search snapshot failed', err))
         .finally(() => (this.snapshotting = false))
     }, 0)
+  }
+
+  async flush() {
+    if (this.index && this.sinceSnapshot > 0 && this.opts.snapshots !== false) await this.writeSnapshot()
   }
 
   /** Serialises the index (as of the seq it covers) into the database, replacing the last one. */

@@ -102,4 +102,28 @@ describe('node entry (npm start)', () => {
     expect(typeof m.searchLoaded).toBe('boolean')
     expect(child.exitCode).toBe(null)
   })
+
+  // last: it stops the server
+  it('saves the search index at SIGTERM when datasets were re-indexed since the last snapshot', async () => {
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'sysadmin', 'add', 'snapper'], { env, encoding: 'utf8' })
+    const key = /API key: (\S+)/.exec(cli.stdout)![1]!
+    const post = (name: string, body: object) =>
+      fetch(`${base()}/api/3/action/${name}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: key },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<{ success: boolean; result: { count: number } }>)
+    for (let i = 0; i < 3; i++) expect((await post('package_create', { name: `snap-${i}` })).success).toBe(true)
+    expect((await post('package_search', { q: 'name:snap-*' })).result.count).toBe(3) // indexed
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    const { createClient } = await import('@libsql/client')
+    const db = createClient({ url: `file:${dbFile}` })
+    const snap = await db.execute('SELECT seq FROM search_snapshot')
+    const head = await db.execute('SELECT max(seq) AS seq FROM change_log')
+    db.close()
+    expect(snap.rows.length).toBeGreaterThan(0)
+    expect(Number(snap.rows[0]!.seq)).toBe(Number(head.rows[0]!.seq))
+  })
 })
