@@ -2,6 +2,7 @@
 import type { UserRow } from '../context'
 import type { Change } from './changes'
 import type { ResourceRow } from './resource'
+import { cachedAsciiJson } from '../lib/json'
 
 /** A bounded map of derived values. */
 export interface BoundedCache<V> {
@@ -12,30 +13,63 @@ export interface BoundedCache<V> {
   values(): IterableIterator<V>
 }
 
-/** Bounded map: drops the oldest entries once full. */
+/**
+ * Bounded map, least recently used first out: at most `max` entries and, with `weigh`, at most
+ * `maxWeight` (bytes, estimated) of them together.
+ */
 class Lru<V> implements BoundedCache<V> {
-  private map = new Map<string, V>()
-  constructor(private readonly max: number) {}
+  private map = new Map<string, { v: V; w: number }>()
+  private weight = 0
+  constructor(
+    private readonly max: number,
+    private readonly weigh?: (v: V) => number,
+    private readonly maxWeight = Infinity,
+  ) {}
   get(k: string) {
-    return this.map.get(k)
+    const e = this.map.get(k)
+    if (!e) return undefined
+    // a hit becomes the newest entry
+    this.map.delete(k)
+    this.map.set(k, e)
+    return e.v
   }
   set(k: string, v: V) {
-    if (this.map.size >= this.max) {
-      const first = this.map.keys().next()
-      if (!first.done) this.map.delete(first.value)
+    this.delete(k)
+    const w = this.weigh ? this.weigh(v) : 0
+    if (w > this.maxWeight) return
+    while (this.map.size && (this.map.size >= this.max || this.weight + w > this.maxWeight)) {
+      this.delete(this.map.keys().next().value!)
     }
-    this.map.set(k, v)
+    this.map.set(k, { v, w })
+    this.weight += w
   }
   delete(k: string) {
+    const e = this.map.get(k)
+    if (!e) return
+    this.weight -= e.w
     this.map.delete(k)
   }
   clear() {
     this.map.clear()
+    this.weight = 0
   }
-  values() {
-    return this.map.values()
+  *values() {
+    for (const e of this.map.values()) yield e.v
+  }
+  /** Estimated bytes held (0 without `weigh`). */
+  get bytes() {
+    return this.weight
+  }
+  get size() {
+    return this.map.size
   }
 }
+
+/**
+ * Estimated bytes of a cached dataset dict: its JSON text (kept for responses, see lib/json.ts)
+ * and the object, measured at about twice the text in V8.
+ */
+const dictBytes = (c: CachedPackage) => 3 * cachedAsciiJson(c.dict).length
 
 export interface CachedPackage {
   id: string
@@ -68,9 +102,16 @@ export interface Caches {
   apply(changes: Change[]): void
 }
 
-/** The in-process caches: LRU maps sized for a catalogue of about 20,000 hot datasets. */
+/**
+ * The in-process caches: LRU maps; the dataset dicts (by far the largest entries, about 12 kB
+ * each for a dataset with a few resources) are bounded by bytes, `datasetMb`
+ * (service.cache.datasets_mb).
+ */
 export class LruCaches implements Caches {
-  readonly packages = new Lru<CachedPackage>(20000)
+  readonly packages: Lru<CachedPackage>
+  constructor(datasetMb = 32) {
+    this.packages = new Lru<CachedPackage>(100_000, dictBytes, datasetMb * 1e6)
+  }
   /** dataset name → id. */
   readonly packageNames = new Lru<string>(20000)
   /** API key → user row (null = no such key). */

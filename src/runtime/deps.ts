@@ -40,7 +40,7 @@ export interface BuildOptions {
 }
 
 export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}): Deps {
-  const caches = new LruCaches()
+  const caches = new LruCaches(config.int('service.cache.datasets_mb'))
   const read = opts.readExecutor ?? clientReader(db.$client)
   const changes = new LogChangeFeed(read, opts.headProbe)
   // Listeners run in order: caches first, so the dicts search re-reads are never stale ones.

@@ -4,6 +4,11 @@ import type { IndexDoc } from './document'
 import { ExactField } from './exact-field'
 import { Evaluator } from './evaluate'
 import { Budget, UNLIMITED } from './budget'
+
+/** Memory for the cached filter results (one bitset per field value asked for). */
+const BITS_CACHE_BYTES = 16 * 2 ** 20
+/** 32-bit words of a bitset over `capacity` documents. */
+const b0 = (capacity: number) => (capacity + 31) >>> 5
 import type { PhraseChecker, SearchHits, SearchIndex, SearchRequest } from './index'
 import { facetCounts, topDocs } from './rank'
 import { TextIndex, type TextSnapshot } from './text-index'
@@ -148,7 +153,10 @@ export class MemoryIndex implements SearchIndex {
     }
     let b = this.bitsCache.get(key)
     if (!b) {
-      if (this.bitsCache.size > 5000) this.bitsCache.clear()
+      // at most 5,000 sets and about BITS_CACHE_BYTES together (a set is capacity / 8 bytes)
+      if (this.bitsCache.size >= Math.min(5000, Math.max(16, BITS_CACHE_BYTES / (b0(this.capacity) * 4)))) {
+        this.bitsCache.clear()
+      }
       this.bitsCache.set(key, (b = make()))
     }
     return b
