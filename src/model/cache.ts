@@ -109,7 +109,7 @@ export interface Caches {
  */
 export class LruCaches implements Caches {
   readonly packages: Lru<CachedPackage>
-  constructor(datasetMb = 32) {
+  constructor(datasetMb = 128) {
     this.packages = new Lru<CachedPackage>(100_000, dictBytes, datasetMb * 1e6)
   }
   /** dataset name → id. */
