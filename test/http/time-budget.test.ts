@@ -99,7 +99,9 @@ describe('datastore_search under a time budget', () => {
     const r = await timed('datastore_search', { resource_id: resourceId, distinct: true, fields: ['note', 'n'], sort: 'note', limit: 5 })
     clearInterval(timer)
     expect(r.status).toBe(409)
-    expect(worstGap).toBeLessThan(BUDGET_MS * 4)
+    // the same statement on the main thread blocks it for its whole run (about a second here);
+    // the margin is for a machine busy with other work
+    expect(worstGap).toBeLessThan(300)
   })
 
   it('sends index lookups the direct way and scans, sorts and full text to the runner', async () => {
