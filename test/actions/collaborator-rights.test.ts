@@ -308,6 +308,11 @@ describe('collaborators across processes', () => {
     await warmUp(deps)
     const other = createApp(deps)
     const call = async (name: string, params: object, as: Caller) => {
+      // A request from the network starts in a later event-loop turn than the write it follows.
+      // Both "processes" share this thread, and the first one's writes can finish without a turn
+      // passing; the other would then reuse the change-log probe of its previous request (valid
+      // for requests that arrived in the same turn only) and miss the write.
+      await new Promise((resolve) => setImmediate(resolve))
       const res = await other.request(`/api/3/action/${name}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: as.apikey },
