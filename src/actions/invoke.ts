@@ -19,13 +19,23 @@ export async function invoke<P extends z.ZodType, R>(
   // A deleted user identified by key is refused everything, sysadmin or not.
   if (ctx.user && ctx.user.state === 'deleted') throw new NotAuthorized()
   const auth = !opts.skipAuth && !ctx.ignoreAuth
-  if (action.validateFirst) {
-    const parsed = parse(action, input)
+  try {
+    if (action.validateFirst) {
+      const parsed = parse(action, input)
+      if (auth) await checkAuth(ctx, action, input)
+      return await action.run(ctx, parsed, input)
+    }
     if (auth) await checkAuth(ctx, action, input)
-    return action.run(ctx, parsed, input)
+    return await action.run(ctx, parse(action, input), input)
+  } catch (e) {
+    // A dict whose `toString`/`valueOf` key holds data throws when JavaScript makes text of it
+    // (Python's str() never fails). Field checks refuse it by name (validation/fields.ts); any
+    // other place that turns a parameter into text refuses it here, before anything is written
+    // (every write is one batch at the end of run).
+    if (e instanceof TypeError && /convert object to primitive/.test(e.message))
+      throw new ValidationError({ message: ['Invalid value: a dict where text was expected'] })
+    throw e
   }
-  if (auth) await checkAuth(ctx, action, input)
-  return action.run(ctx, parse(action, input), input)
 }
 
 function parse<P extends z.ZodType>(action: Action<P, unknown>, input: DataDict): z.output<P> {

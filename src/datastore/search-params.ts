@@ -1,4 +1,5 @@
 // datastore_search parameters (datastore.md §6.1): checked all at once, CKAN's messages.
+import { asText } from '../model/package-validate'
 import type { Config } from '../config/load'
 import { ValidationError } from '../errors'
 import { FieldFail, isMissing, MISSING, toBool, toInt } from '../validation/fields'
@@ -69,7 +70,7 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
       if (Array.isArray(input.q)) err('q', `invalid value "${JSON.stringify(input.q)}"`)
       else q = input.q as Record<string, string>
     } else {
-      const s = String(input.q)
+      const s = asText(input.q)
       const parsed = s.trim().startsWith('{') ? jsonObject(s) : undefined
       q = parsed && typeof parsed === 'object' ? (parsed as Record<string, string>) : s
     }
@@ -103,7 +104,7 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
   if (input.sort !== undefined && input.sort !== null && input.sort !== '') {
     const problem = listProblem(input.sort)
     if (problem) err('sort', problem)
-    else sort = echo.sort = Array.isArray(input.sort) ? input.sort.map(String) : String(input.sort)
+    else sort = echo.sort = Array.isArray(input.sort) ? input.sort.map(asText) : asText(input.sort)
   }
 
   const rowsMax = config.int('service.datastore.search.rows_max')
@@ -135,7 +136,7 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
 
   let records_format: RecordsFormat = 'objects'
   if (!isMissing(input.records_format)) {
-    const f = String(input.records_format)
+    const f = asText(input.records_format)
     if (!(RECORDS_FORMATS as readonly string[]).includes(f))
       err('records_format', `Value must be one of ['objects', 'lists', 'csv', 'tsv']`)
     else records_format = f as RecordsFormat

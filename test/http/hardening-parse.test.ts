@@ -153,6 +153,26 @@ describe('dicts that cannot become strings', () => {
       expect(r.body.success, name).toBe(false)
     }
   })
+
+  // found by the 300-run fuzz: auth rules read raw parameters before any field check
+  it('are refused where an auth rule or an action body reads the raw parameter', async () => {
+    const user = await t.make.user()
+    const hostile = { toString: { a: 1 }, valueOf: [] }
+    for (const [name, params] of [
+      ['user_invite', { email: 'a@example.org', group_id: hostile, role: 'member' }],
+      ['member_create', { id: 'x', object: hostile, object_type: hostile, capacity: 'member' }],
+      ['member_delete', { id: 'x', object: hostile, object_type: hostile }],
+      ['datastore_info', { id: hostile }],
+      ['package_collaborator_list', { id: 'x', capacity: hostile }],
+      ['datastore_search', { resource_id: 'x', q: hostile, sort: [hostile] }],
+    ] as const) {
+      const before = serverErrors.count
+      const r = await t.call(name, params, user)
+      expect(r.status, name).toBeLessThan(500)
+      expect(r.body.success, name).toBe(false)
+      expect(serverErrors.count, name).toBe(before)
+    }
+  })
 })
 
 describe('the body size limit', () => {

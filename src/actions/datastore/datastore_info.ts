@@ -1,4 +1,5 @@
 // datastore_info: a table's columns (with types and data dictionary) and row count.
+import { asText } from '../../model/package-validate'
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { NotFound } from '../../errors'
@@ -21,7 +22,7 @@ export const datastoreInfo = defineAction({
   fields (each column's id, type and info, as datastore_search lists them)
 :rtype: dictionary`,
   auth: async (ctx, input) => {
-    const res = await findResourceToRead(ctx, String(input.id))
+    const res = await findResourceToRead(ctx, asText(input.id))
     if (!res) throw new NotFound()
     await requireCanReadResource(ctx, res)
   },

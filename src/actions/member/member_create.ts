@@ -1,4 +1,5 @@
 // member_create: puts a dataset, user or group into a group or organization, or changes its capacity.
+import { asText } from '../../model/package-validate'
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { reqString } from '../../validation/fields'
@@ -35,7 +36,7 @@ cannot lower their own capacity.
   validateFirst: true,
   auth: async (ctx, input) => {
     const g = await loadGroup(ctx, input.id, { notFound: GROUP_NOT_FOUND })
-    await loadMemberObject(ctx, String(input.object_type), String(input.object))
+    await loadMemberObject(ctx, asText(input.object_type), asText(input.object))
     await requireCanEditMembers(ctx, g, input.object_type)
   },
   params: z.object({

@@ -1,4 +1,5 @@
 // member_delete: removes a dataset, user or group from a group or organization.
+import { asText } from '../../model/package-validate'
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { reqString } from '../../validation/fields'
@@ -24,7 +25,7 @@ Nothing happens when the object is not a member.
   validateFirst: true,
   auth: async (ctx, input) => {
     const g = await loadGroup(ctx, input.id, { notFound: GROUP_NOT_FOUND })
-    await loadMemberObject(ctx, String(input.object_type), String(input.object))
+    await loadMemberObject(ctx, asText(input.object_type), asText(input.object))
     await requireCanEditMembers(ctx, g, input.object_type)
   },
   params: z.object({ id: reqString, object: reqString, object_type: reqString }),

@@ -1,4 +1,5 @@
 // package_collaborator_create: gives a user a capacity on one dataset, or changes it.
+import { asText } from '../../model/package-validate'
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { requireKeys } from '../../auth/api-token'
@@ -41,6 +42,6 @@ service.auth.allow_dataset_collaborators.
     const pkg = await loadCollaboratedPackage(ctx, input, 'Dataset not found')
     const user = await loadUser(ctx, input.user_id, { notFound: 'User not found' })
     requireCollaboratorsEnabled(ctx)
-    return collaboratorDict(await setCollaborator(ctx, pkg.id, user.id, String(input.capacity)))
+    return collaboratorDict(await setCollaborator(ctx, pkg.id, user.id, asText(input.capacity)))
   },
 })

@@ -1,4 +1,5 @@
 // package_collaborator_delete: ends a user's collaboration on a dataset.
+import { asText } from '../../model/package-validate'
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { NotFound } from '../../errors'
@@ -34,7 +35,7 @@ service.auth.allow_dataset_collaborators.
     const pkg = await loadCollaboratedPackage(ctx, input, 'Package not found')
     const user = await loadUser(ctx, input.user_id, { notFound: 'User not found' })
     if (!(await findCollaborator(ctx, pkg.id, user.id)))
-      throw new NotFound(`User ${String(input.user_id)} is not a collaborator on this package`)
+      throw new NotFound(`User ${asText(input.user_id)} is not a collaborator on this package`)
     await removeCollaborator(ctx, pkg.id, user.id)
     return null // ckan: returns nothing
   },

@@ -1,4 +1,5 @@
 // package_collaborator_list: the collaborators of one dataset, for those who manage them.
+import { asText } from '../../model/package-validate'
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { requireKeys } from '../../auth/api-token'
@@ -31,7 +32,7 @@ may list them. Needs service.auth.allow_dataset_collaborators.
     const pkg = await loadCollaboratedPackage(ctx, input, 'Package not found')
     requireCollaboratorsEnabled(ctx)
     checkCollaboratorCapacity(ctx, input.capacity, 'Capacity')
-    const capacity = input.capacity ? String(input.capacity) : undefined
+    const capacity = input.capacity ? asText(input.capacity) : undefined
     return (await datasetCollaborators(ctx, pkg.id, capacity)).map(collaboratorDict)
   },
 })

@@ -1,4 +1,5 @@
 // package_collaborator_list_for_user: the datasets a user collaborates on, for that user.
+import { asText } from '../../model/package-validate'
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { NotAuthorized } from '../../errors'
@@ -34,7 +35,7 @@ service.auth.allow_dataset_collaborators.
     const user = typeof ref === 'object' ? undefined : await findUser(ctx, String(ref))
     if (!user) throw new NotAuthorized('Not allowed to retrieve collaborators')
     checkCollaboratorCapacity(ctx, input.capacity, 'Capacity')
-    const capacity = input.capacity ? String(input.capacity) : undefined
+    const capacity = input.capacity ? asText(input.capacity) : undefined
     return (await collaborationsOf(ctx, user.id, capacity)).map((r) => ({
       package_id: r.package_id,
       capacity: r.capacity,

@@ -1,4 +1,5 @@
 // user_invite: create a pending account for an e-mail address, give it a role in a group, and mail an invitation.
+import { asText } from '../../model/package-validate'
 import { z } from 'zod'
 import { eq } from 'drizzle-orm'
 import { defineAction } from '../action'
@@ -56,7 +57,7 @@ from the e-mail address. Nothing is created when the e-mail cannot be sent.
   // ckan: the auth of group_member_create, on group_id
   auth: async (ctx, input) => {
     if (isMissing(input.group_id)) throw new ValidationError({ group_id: [MISSING] })
-    await requireCanManageMembers(ctx, String(input.group_id))
+    await requireCanManageMembers(ctx, asText(input.group_id))
   },
   params: z.looseObject({}),
   async run(ctx, _p, input) {
