@@ -241,8 +241,7 @@ function indexBreakdown(dbFile: string) {
   let decoded: ReturnType<typeof decodeSnapshot> | null = decodeSnapshot(bytes)
   bytes = null
   const decodedBytes = heapNow() - base
-  const buffer = decoded.text.postings.buffer.byteLength
-  const postingsBytes = decoded.text.postings.byteLength
+  const postingsBytes = decoded.text.bytes.byteLength
   const docs = decoded.ids.filter((x) => x !== null).length
   const terms = decoded.text.terms.length
   const idx = MemoryIndex.restore(decoded)
@@ -256,11 +255,10 @@ function indexBreakdown(dbFile: string) {
     parts.push({ part, bytes: before - heapNow(), note })
   }
   const t = idx.text as unknown as {
-    _index: { clear(): void }
-    _fieldLength: Map<number, number[]>
-    _documentIds: Map<number, number>
-    _idToShortId: Map<number, number>
+    frozen: { terms: string[]; at: Uint32Array; bytes: Uint8Array }
+    live: unknown
     shortToDoc: Int32Array
+    docToShort: Int32Array
     lengths: Uint32Array[]
   }
   // value sets are built on the first filter or facet of a field: each field's sets are built,
@@ -289,43 +287,23 @@ function indexBreakdown(dbFile: string) {
     idx.ids.length = 0
     ;(idx as unknown as { docOf: Map<string, number> }).docOf.clear()
   })
-  drop('text: per-document field lengths (MiniSearch _fieldLength, an array per doc)', () => t._fieldLength.clear())
-  drop('text: MiniSearch id maps (_documentIds, _idToShortId)', () => {
-    t._documentIds.clear()
-    t._idToShortId.clear()
-  })
-  drop('text: short id → doc and field-length typed arrays', () => {
+  drop('text: short id ↔ doc and field-length typed arrays', () => {
     t.shortToDoc = new Int32Array(0)
+    t.docToShort = new Int32Array(0)
     t.lengths = []
   })
-  const termBefore = heapNow()
-  // A write turns the LazyPostings of every term it touches into a real Map (a server grown through
-  // the API holds most lists so). Up to 2 million postings every list is turned (the buffer is then
-  // released); past that a sample of the lists, extrapolated by postings.
-  const totalPostings = postingsBytes / 8
-  const stride = Math.max(1, Math.ceil(totalPostings / 2e6))
-  let lists = 0
-  let sampledPostings = 0
-  for (const [, data] of t._index as unknown as Iterable<[string, Map<number, Map<number, number>>]>) {
-    for (const postings of data.values()) {
-      if (++lists % stride) continue
-      sampledPostings += postings.size
-      postings.get(-1)
-    }
-  }
-  const sampleDelta = heapNow() - termBefore
-  const materialized = stride === 1 ? sampleDelta : (sampleDelta * totalPostings) / (sampledPostings || 1) - buffer
-  t._index.clear()
-  const termAndBuffer = termBefore - heapNow()
-  parts.push({
-    part: 'text: term radix tree + per-term field Maps + LazyPostings views',
-    bytes: termAndBuffer - buffer,
-    note: `${terms} terms`,
-  })
-  parts.push({
-    part: 'snapshot data buffer kept alive by the postings views',
-    bytes: buffer,
-    note: `posting pairs ${fmtMB(postingsBytes)} MB of it; the rest (doc lengths, exact forward ids, numbers) is already copied elsewhere`,
+  drop(
+    'text: frozen postings (varint bytes) and term offsets',
+    () => {
+      t.frozen = { terms: t.frozen.terms, at: new Uint32Array(0), bytes: new Uint8Array(0) }
+    },
+    `${fmtMB(postingsBytes)} MB of postings`,
+  )
+  drop('text: sorted term strings', () => {
+    t.frozen = { terms: [], at: new Uint32Array(0), bytes: new Uint8Array(0) }
+  }, `${terms} terms`)
+  drop('text: the live MiniSearch (empty after a load)', () => {
+    t.live = null
   })
   const residual = heapNow() - base
   parts.push({ part: 'residual (object shells, rounding)', bytes: residual })
@@ -338,10 +316,6 @@ function indexBreakdown(dbFile: string) {
     decodedBytes,
     restoredBytes: total,
     valueSetBytes: setsTotal,
-    /** Bytes more if every posting list were a Map (as in a server grown through the API). */
-    postingMapsExtra: materialized,
-    postingLists: lists,
-    postingMapsSampled: stride > 1 ? Math.ceil(lists / stride) : lists,
     loadMs,
     parts: parts.sort((a, b) => b.bytes - a.bytes),
     bitsCacheBound: { perBitset: bitsetBytes, max: 5001 * bitsetBytes },
@@ -673,8 +647,6 @@ function printSize(r: Checkpoint & { goals: Goal[] }, log: (s: string) => void) 
   for (const p of r.index.parts.filter((p) => !small(p))) log(`  ${lpad(fmtMB(p.bytes), 8)} MB  ${p.part}${p.note ? `  (${p.note})` : ''}`)
   const rest = r.index.parts.filter(small)
   if (rest.length) log(`  ${lpad(fmtMB(rest.reduce((n, p) => n + p.bytes, 0)), 8)} MB  ${rest.length} smaller parts (${rest.map((p) => p.part.split(':')[0]).join(', ')})`)
-  const sampled = r.index.postingMapsSampled < r.index.postingLists ? `, estimated from ${fmt(r.index.postingMapsSampled)} of them` : ''
-  log(`  ${lpad('+' + fmtMB(r.index.postingMapsExtra), 8)} MB  if all ${fmt(r.index.postingLists)} posting lists were Maps, as writes make them (net of the buffer then released${sampled})`)
   log(`  ${lpad(fmtMB(r.index.restoredBytes), 8)} MB  total as loaded (+ ${fmtMB(r.index.valueSetBytes)} MB once every field's value sets are built); bitset cache bound: 5,001 × ${fmt(r.index.bitsCacheBound.perBitset / 1000, 1)} kB = ${fmtMB(r.index.bitsCacheBound.max)} MB`)
   log(`database bytes by table (indexes included; file ${fmtMB(r.db.file)} MB):`)
   for (const t of r.db.tables.slice(0, 12)) {

@@ -11,7 +11,7 @@ import { CATCH_ALL, fieldKind, KV_SEP, type FieldKind } from './document'
 import type { PhraseChecker } from './index'
 import type { MemoryIndex } from './minisearch'
 import { DEFAULT_FIELDS, minShouldMatch, QueryParseError, type QueryNode, type QueryPlan } from './query'
-import { eachPosting, FIELD_ID } from './text-index'
+import { FIELD_ID, type TermRef } from './text-index'
 import { UNLIMITED, type Budget } from './budget'
 import { luceneRegexpMatcher, wildcardMatcher } from './patterns'
 
@@ -281,24 +281,24 @@ export class Evaluator {
     return b
   }
 
-  private addPostings(data: Map<number, Map<number, number>> | undefined, fids: number[], b: Bits, w: number) {
-    if (!data) return
+  private addPostings(ref: TermRef | undefined, fids: number[], b: Bits, w: number) {
+    if (!ref) return
     const text = this.idx.text
     const n = this.idx.size
     const scores = w && this.scores ? this.scores : null
     for (const fid of fids) {
-      const postings = data.get(fid)
-      if (!postings) continue
       if (!scores) {
-        eachPosting(postings, (short) => {
+        text.eachPosting(ref, fid, (short) => {
           const d = text.docOf(short)
           if (d >= 0) b[d >>> 5]! |= 1 << (d & 31)
         })
         continue
       }
-      const weight = w * idf(n, postings.size) * (K1 + 1)
+      const df = text.df(ref, fid)
+      if (!df) continue
+      const weight = w * idf(n, df) * (K1 + 1)
       const avg = text.avgFieldLength(fid)
-      eachPosting(postings, (short, tf) => {
+      text.eachPosting(ref, fid, (short, tf) => {
         const d = text.docOf(short)
         if (d < 0) return
         b[d >>> 5]! |= 1 << (d & 31)

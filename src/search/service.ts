@@ -202,8 +202,8 @@ export class MemorySearchService implements SearchService {
   }
 
   /**
-   * Rebuilds the index from its own snapshot form: posting lists become compact arrays (see
-   * LazyPostings) and the postings of replaced documents are dropped.
+   * Rebuilds the index from its own snapshot form: the text is frozen (replaced documents'
+   * postings dropped) and the exact fields are rebuilt without their value sets.
    */
   private compact() {
     const index = this.index!

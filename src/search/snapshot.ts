@@ -2,26 +2,27 @@
 import type { IndexSnapshot } from './minisearch'
 
 const MAGIC = 0x53494458 // "SIDX"
-// 2: private datasets carry a collaborator-<id> label; older snapshots are rebuilt
-const FORMAT = 2
+// 2: private datasets carry a collaborator-<id> label; 3: text as a frozen varint segment.
+// Older snapshots are rebuilt.
+const FORMAT = 3
 
 type Ref = { $a: number }
 interface Header {
-  arrays: { type: 'u32' | 'f64'; offset: number; length: number }[]
+  arrays: { type: 'u8' | 'u32' | 'f64'; offset: number; length: number }[]
   body: unknown
 }
 
 export function encodeSnapshot(s: IndexSnapshot): Uint8Array {
-  const arrays: (Uint32Array | Float64Array)[] = []
+  const arrays: (Uint8Array | Uint32Array | Float64Array)[] = []
   const body = JSON.stringify(s, (_key, value: unknown) =>
-    value instanceof Uint32Array || value instanceof Float64Array
+    value instanceof Uint8Array || value instanceof Uint32Array || value instanceof Float64Array
       ? ({ $a: arrays.push(value) - 1 } satisfies Ref)
       : value,
   )
   const meta: Header['arrays'] = []
   let offset = 0
   for (const a of arrays) {
-    meta.push({ type: a instanceof Uint32Array ? 'u32' : 'f64', offset, length: a.length })
+    meta.push({ type: a instanceof Uint8Array ? 'u8' : a instanceof Uint32Array ? 'u32' : 'f64', offset, length: a.length })
     offset += align8(a.byteLength)
   }
   const json = new TextEncoder().encode(`{"arrays":${JSON.stringify(meta)},"body":${body}}`)
@@ -50,9 +51,11 @@ export function decodeSnapshot(bytes: Uint8Array): IndexSnapshot {
   // copy once into an aligned buffer so typed arrays can view it directly
   const data = bytes.slice(start)
   const arrays = header.arrays.map((h) =>
-    h.type === 'u32'
-      ? new Uint32Array(data.buffer, data.byteOffset + h.offset, h.length)
-      : new Float64Array(data.buffer, data.byteOffset + h.offset, h.length),
+    h.type === 'u8'
+      ? new Uint8Array(data.buffer, data.byteOffset + h.offset, h.length)
+      : h.type === 'u32'
+        ? new Uint32Array(data.buffer, data.byteOffset + h.offset, h.length)
+        : new Float64Array(data.buffer, data.byteOffset + h.offset, h.length),
   )
   const revive = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(revive)

@@ -1,4 +1,6 @@
-// MiniSearch holding the analysed text fields; the engine reads its postings directly (no per-hit callbacks).
+// The analysed text fields: a frozen, compact segment (sorted terms, varint postings in one byte
+// array: what the snapshot stores and loads without conversion) plus a small live MiniSearch for
+// the documents added since it was frozen. The engine reads postings directly (no per-hit callbacks).
 import MiniSearch from 'minisearch'
 import { TEXT_FIELDS, type TextField } from './document'
 
@@ -9,87 +11,20 @@ interface TextDoc {
 }
 
 /** Per MiniSearch field: short id → term frequency. */
-export type Postings = Map<number, number>
+type Postings = Map<number, number>
 type FieldTermData = Map<number, Postings>
 
-/**
- * Postings loaded from a snapshot: kept as the snapshot's (short id, tf) pairs until MiniSearch
- * changes them (a document with the term is added or removed), when they become a real Map.
- * The engine reads the pairs directly (`eachPosting`), so most terms never become Maps: loading
- * is fast and memory stays compact.
- */
-export class LazyPostings extends Map<number, number> {
-  constructor(
-    public pairs: Uint32Array | null,
-    private count: number,
-  ) {
-    super()
-  }
-  private fill() {
-    const p = this.pairs
-    if (!p) return
-    this.pairs = null
-    for (let i = 0; i < p.length; i += 2) super.set(p[i]!, p[i + 1]!)
-  }
-  override get size() {
-    return this.pairs ? this.count : super.size
-  }
-  override get(k: number) {
-    this.fill()
-    return super.get(k)
-  }
-  override has(k: number) {
-    this.fill()
-    return super.has(k)
-  }
-  override set(k: number, v: number) {
-    this.fill()
-    return super.set(k, v)
-  }
-  override delete(k: number) {
-    this.fill()
-    return super.delete(k)
-  }
-  override clear() {
-    this.pairs = null
-    super.clear()
-  }
-  override forEach(fn: (v: number, k: number, m: Map<number, number>) => void, self?: unknown) {
-    this.fill()
-    super.forEach(fn, self)
-  }
-  override entries() {
-    this.fill()
-    return super.entries()
-  }
-  override keys() {
-    this.fill()
-    return super.keys()
-  }
-  override values() {
-    this.fill()
-    return super.values()
-  }
-  override [Symbol.iterator]() {
-    this.fill()
-    return super[Symbol.iterator]()
-  }
-}
-
-/** Calls fn(short id, tf) for every posting, without materialising lazy postings. */
-export function eachPosting(postings: Postings, fn: (short: number, tf: number) => void) {
-  const pairs = postings instanceof LazyPostings ? postings.pairs : null
-  if (pairs) {
-    for (let i = 0; i < pairs.length; i += 2) fn(pairs[i]!, pairs[i + 1]!)
-  } else {
-    for (const [short, tf] of postings) fn(short, tf)
-  }
+/** A term's postings in both segments: its index in the frozen terms (-1: none), its live data. */
+export interface TermRef {
+  f: number
+  live: FieldTermData | undefined
 }
 
 export const FIELD_ID: Record<TextField, number> = Object.fromEntries(TEXT_FIELDS.map((f, i) => [f, i])) as Record<
   TextField,
   number
 >
+const N_FIELDS = TEXT_FIELDS.length
 
 const OPTIONS = {
   idField: 'n',
@@ -98,69 +33,128 @@ const OPTIONS = {
     field === 'n' ? doc.n : doc.text[field as TextField].join(' '),
   tokenize: (s: string) => (s ? s.split(' ') : []),
   processTerm: (t: string) => t,
-  // Discarded documents' postings are skipped through shortToDoc; vacuuming would also turn every
-  // lazy posting list into a Map. The service compacts instead (snapshot + restore in memory).
+  // Discarded documents' postings are skipped through shortToDoc and dropped when the live
+  // segment is frozen.
   autoVacuum: false,
 }
 
-export interface TextSnapshot {
-  documentCount: number
-  nextId: number
-  avgFieldLength: number[]
-  /** Per live document: short id, document number, then one length per field. */
-  docs: Uint32Array
-  terms: string[]
-  /** Per term, in `terms` order: field count, then per field: field id, n, n × (short id, tf). */
-  postings: Uint32Array
+/** Live documents (added since the last freeze) after which the live segment is frozen. */
+const LIVE_MAX = 1000
+
+/** The live segment: MiniSearch with its inverted index readable. */
+class LiveText extends MiniSearch<TextDoc> {
+  constructor(nextId: number) {
+    super(OPTIONS)
+    this._nextId = nextId
+  }
+  get index() {
+    return this._index
+  }
+  shortOf(doc: number): number | undefined {
+    return this._idToShortId.get(doc)
+  }
+  lengthsOf(short: number): number[] | undefined {
+    return this._fieldLength.get(short)
+  }
+  get dirt() {
+    return this._dirtCount
+  }
+  get added() {
+    return this._idToShortId.size
+  }
+  get nextId() {
+    return this._nextId
+  }
 }
 
 /**
- * MiniSearch with the analysis done beforehand (terms are added as they come) and read access
- * to its inverted index, so that the engine can score and combine postings itself.
+ * The frozen segment. Terms are sorted (UTF-16 code unit order); term i's entry starts at byte
+ * `at[i]` of `bytes`: field count, then per field (ascending): field id, varint n, varint last
+ * short id, varint byte length, then n postings in ascending short id, each
+ * varint(gap × 2 + (tf > 1)) [+ varint(tf) if tf > 1]. A freeze that drops nothing appends the new
+ * postings to a list after its bytes as they are.
  */
-export class TextIndex extends MiniSearch<TextDoc> {
+interface Frozen {
+  terms: string[]
+  at: Uint32Array
+  bytes: Uint8Array
+}
+
+export interface TextSnapshot {
+  nextId: number
+  /** Per live document: short id, document number, then one length per field. */
+  docs: Uint32Array
+  terms: string[]
+  at: Uint32Array
+  bytes: Uint8Array
+}
+
+const EMPTY: Frozen = { terms: [], at: new Uint32Array(1), bytes: new Uint8Array(0) }
+
+export class TextIndex {
+  private frozen: Frozen = EMPTY
+  private live = new LiveText(0)
   /** short id → document number (-1: discarded). */
   private shortToDoc = new Int32Array(1024).fill(-1)
-  /** Field lengths by short id, one array per field (BM25 without Map lookups). */
+  /** document number → short id (-1: none). */
+  private docToShort = new Int32Array(1024).fill(-1)
+  /** Field lengths (distinct terms) by short id, one array per field. */
   private lengths: Uint32Array[] = TEXT_FIELDS.map(() => new Uint32Array(1024))
-
-  constructor() {
-    super(OPTIONS)
-  }
+  private totals = new Float64Array(N_FIELDS)
+  private count = 0
+  private frozenDead = 0
 
   put(doc: number, text: Record<TextField, string[]>) {
     this.drop(doc)
-    this.add({ n: doc, text })
-    const short = this._idToShortId.get(doc)!
+    if (this.live.added >= LIVE_MAX) this.freeze()
+    this.live.add({ n: doc, text })
+    const short = this.live.shortOf(doc)!
+    const lengths = this.live.lengthsOf(short)
     this.link(short, doc)
-    const lengths = this._fieldLength.get(short)
-    for (let f = 0; f < this.lengths.length; f++) this.lengths[f]![short] = lengths?.[f] ?? 0
+    for (let f = 0; f < N_FIELDS; f++) this.setLength(short, f, lengths?.[f] ?? 0)
   }
 
   drop(doc: number) {
-    const short = this._idToShortId.get(doc)
-    if (short === undefined) return
+    const short = doc < this.docToShort.length ? this.docToShort[doc]! : -1
+    if (short < 0) return
     this.shortToDoc[short] = -1
-    this.discard(doc)
+    this.docToShort[doc] = -1
+    this.count--
+    for (let f = 0; f < N_FIELDS; f++) this.totals[f]! -= this.lengths[f]![short]!
+    if (this.live.shortOf(doc) === short) this.live.discard(doc)
+    else this.frozenDead++
+  }
+
+  private setLength(short: number, f: number, n: number) {
+    this.lengths[f]![short] = n
+    this.totals[f]! += n
   }
 
   private link(short: number, doc: number) {
     if (short >= this.shortToDoc.length) {
-      const grown = new Int32Array(Math.max(short + 1, this.shortToDoc.length * 2)).fill(-1)
+      const size = Math.max(short + 1, this.shortToDoc.length * 2)
+      const grown = new Int32Array(size).fill(-1)
       grown.set(this.shortToDoc)
       this.shortToDoc = grown
       this.lengths = this.lengths.map((old) => {
-        const l = new Uint32Array(grown.length)
+        const l = new Uint32Array(size)
         l.set(old)
         return l
       })
     }
+    if (doc >= this.docToShort.length) {
+      const grown = new Int32Array(Math.max(doc + 1, this.docToShort.length * 2)).fill(-1)
+      grown.set(this.docToShort)
+      this.docToShort = grown
+    }
     this.shortToDoc[short] = doc
+    this.docToShort[doc] = short
+    this.count++
   }
 
   /** Discarded documents whose postings are still in the index. */
   get dirt() {
-    return this._dirtCount
+    return this.frozenDead + this.live.dirt
   }
 
   /** The document number of a short id, or -1 for a discarded document. */
@@ -168,19 +162,63 @@ export class TextIndex extends MiniSearch<TextDoc> {
     return short < this.shortToDoc.length ? this.shortToDoc[short]! : -1
   }
 
-  termData(term: string): FieldTermData | undefined {
-    return this._index.get(term)
+  termData(term: string): TermRef | undefined {
+    const f = this.find(term)
+    const live = this.live.index.get(term)
+    return f < 0 && !live ? undefined : { f, live }
   }
 
   /** Every indexed term starting with `prefix`, with its data. */
-  *withPrefix(prefix: string): Iterable<[string, FieldTermData]> {
-    yield* this._index.atPrefix(prefix).entries()
+  *withPrefix(prefix: string): Iterable<[string, TermRef]> {
+    const live = new Map(this.live.index.atPrefix(prefix).entries())
+    const { terms } = this.frozen
+    for (let i = lowerBound(terms, prefix); i < terms.length && terms[i]!.startsWith(prefix); i++) {
+      const t = terms[i]!
+      yield [t, { f: i, live: live.get(t) }]
+      live.delete(t)
+    }
+    for (const [t, data] of live) yield [t, { f: -1, live: data }]
   }
 
-  fuzzy(term: string, maxDistance: number): Iterable<[string, FieldTermData]> {
-    const out: [string, FieldTermData][] = []
-    for (const [t, [data]] of this._index.fuzzyGet(term, maxDistance)) out.push([t, data])
+  /** Every indexed term within `maxDistance` edits of `term`. */
+  fuzzy(term: string, maxDistance: number): Iterable<[string, TermRef]> {
+    const out = new Map<string, TermRef>()
+    for (const i of fuzzySorted(this.frozen.terms, term, maxDistance)) {
+      out.set(this.frozen.terms[i]!, { f: i, live: undefined })
+    }
+    for (const [t, [data]] of this.live.index.fuzzyGet(term, maxDistance)) {
+      const ref = out.get(t)
+      if (ref) ref.live = data
+      else out.set(t, { f: -1, live: data })
+    }
     return out
+  }
+
+  /** Number of postings of the term in this field (discarded documents included). */
+  df(ref: TermRef, field: number): number {
+    let n = ref.live?.get(field)?.size ?? 0
+    if (ref.f >= 0) {
+      const at = fieldAt(this.frozen, ref.f, field)
+      if (at >= 0) n += readVarint(this.frozen.bytes, at).value
+    }
+    return n
+  }
+
+  /** Calls fn(short id, tf) for every posting of the term in this field. */
+  eachPosting(ref: TermRef, field: number, fn: (short: number, tf: number) => void) {
+    if (ref.f >= 0) {
+      const at = fieldAt(this.frozen, ref.f, field)
+      if (at >= 0) decodeList(this.frozen.bytes, at, fn)
+    }
+    const live = ref.live?.get(field)
+    if (live) for (const [short, tf] of live) fn(short, tf)
+  }
+
+  /** Binary search in the frozen terms. */
+  private find(term: string): number {
+    const terms = this.frozen.terms
+    const i = lowerBound(terms, term)
+    return i < terms.length && terms[i] === term ? i : -1
   }
 
   /** Number of terms of a field in a document (BM25 length normalisation). */
@@ -189,173 +227,366 @@ export class TextIndex extends MiniSearch<TextDoc> {
   }
 
   avgFieldLength(field: number): number {
-    return this._avgFieldLength[field] || 1
+    return this.count ? this.totals[field]! / this.count || 1 : 1
   }
 
   get liveCount(): number {
-    return this._documentCount
+    return this.count
   }
 
   /** Short ids of the documents with at least one term in this field. */
   *nonEmpty(field: number): Iterable<number> {
-    for (const [short, lengths] of this._fieldLength) if ((lengths[field] ?? 0) > 0) yield short
+    const l = this.lengths[field]!
+    for (let s = 0; s < this.shortToDoc.length; s++) if (this.shortToDoc[s]! >= 0 && l[s]! > 0) yield s
+  }
+
+  /**
+   * Merges the live segment into the frozen one, dropping the postings of discarded documents.
+   * Short ids are kept; the new live segment numbers on from the highest.
+   */
+  freeze() {
+    if (!this.live.index.size && !this.frozenDead) return
+    const liveTerms = [...this.live.index.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    const old = this.frozen
+    const clean = this.frozenDead === 0
+    const terms: string[] = []
+    const at: number[] = []
+    const out = new ByteWriter(Math.max(1 << 16, old.bytes.length + (old.bytes.length >>> 3)))
+    const list = new ByteWriter(1 << 12)
+    let i = 0
+    let j = 0
+    while (i < old.terms.length || j < liveTerms.length) {
+      const a = old.terms[i]
+      const b = liveTerms[j]?.[0]
+      let fi = -1
+      let data: FieldTermData | undefined
+      if (b === undefined || (a !== undefined && a < b)) fi = i++
+      else if (a === undefined || b < a) data = liveTerms[j++]![1]
+      else {
+        fi = i++
+        data = liveTerms[j++]![1]
+      }
+      const term = fi >= 0 ? a! : b!
+      if (clean && !data) {
+        // untouched since the last freeze: its bytes as they are
+        terms.push(term)
+        at.push(out.length)
+        out.bytes(old.bytes.subarray(old.at[fi]!, old.at[fi + 1]!))
+        continue
+      }
+      const start = out.length
+      out.byte(0)
+      let written = 0
+      for (let f = 0; f < N_FIELDS; f++) {
+        const p = fi >= 0 ? fieldAt(old, fi, f) : -1
+        const postings = data?.get(f)
+        if (p < 0 && !postings) continue
+        list.length = 0
+        let n = 0
+        let prev = 0
+        const add = (short: number, tf: number) => {
+          if (this.docOf(short) < 0) return
+          list.posting(short - prev, tf)
+          prev = short
+          n++
+        }
+        let kept: Uint8Array | null = null
+        if (p >= 0 && clean) {
+          // nothing dropped: the old list's bytes, then the new postings after its last
+          const h0 = readVarint(old.bytes, p)
+          const h1 = readVarint(old.bytes, h0.next)
+          const h2 = readVarint(old.bytes, h1.next)
+          kept = old.bytes.subarray(h2.next, h2.next + h2.value)
+          n = h0.value
+          prev = h1.value
+        } else if (p >= 0) decodeList(old.bytes, p, add)
+        if (postings) for (const [short, tf] of postings) add(short, tf)
+        if (!n) continue
+        out.byte(f)
+        out.varint(n)
+        out.varint(prev)
+        out.varint((kept?.length ?? 0) + list.length)
+        if (kept) out.bytes(kept)
+        out.bytes(list.view())
+        written++
+      }
+      if (!written) {
+        out.length = start
+        continue
+      }
+      out.setByte(start, written)
+      terms.push(term)
+      at.push(start)
+    }
+    at.push(out.length)
+    this.frozen = { terms, at: Uint32Array.from(at), bytes: out.array() }
+    this.frozenDead = 0
+    this.live = new LiveText(this.live.nextId)
   }
 
   dump(): TextSnapshot {
-    const nFields = TEXT_FIELDS.length
+    this.freeze()
     const docs: number[] = []
-    for (const [short, lengths] of this._fieldLength) {
-      const doc = this.docOf(short)
+    for (let short = 0; short < this.shortToDoc.length; short++) {
+      const doc = this.shortToDoc[short]!
       if (doc < 0) continue
       docs.push(short, doc)
-      for (let f = 0; f < nFields; f++) docs.push(lengths[f] ?? 0)
+      for (let f = 0; f < N_FIELDS; f++) docs.push(this.lengths[f]![short]!)
     }
-    const terms: string[] = []
-    const out = new Growable()
-    for (const [term, data] of this._index) {
-      const start = out.length
-      out.push(0)
-      for (const [field, freqs] of data) {
-        const at = out.length
-        out.push(field, 0)
-        let n = 0
-        eachPosting(freqs, (short, tf) => {
-          if (this.docOf(short) < 0) return
-          out.push2(short, tf)
-          n++
-        })
-        if (n === 0) out.length = at
-        else {
-          out.set(at + 1, n)
-          out.set(start, out.get(start) + 1)
-        }
-      }
-      if (out.get(start) === 0) out.length = start
-      else terms.push(term)
-    }
-    return {
-      documentCount: docs.length / (2 + nFields),
-      nextId: this._nextId,
-      avgFieldLength: this._avgFieldLength,
-      docs: Uint32Array.from(docs),
-      terms,
-      postings: out.array(),
-    }
+    const { terms, at, bytes } = this.frozen
+    return { nextId: this.live.nextId, docs: Uint32Array.from(docs), terms, at, bytes }
   }
 
   /**
    * Builds the index of many documents at once (a full rebuild): postings are gathered per term
-   * and loaded like a snapshot, far faster than adding documents one by one. Short ids are the
+   * and encoded like a freeze, far faster than adding documents one by one. Short ids are the
    * document numbers.
    */
   static bulk(docs: { n: number; text: Record<TextField, string[]> }[]): TextIndex {
-    const nFields = TEXT_FIELDS.length
+    const sorted = [...docs].sort((a, b) => a.n - b.n)
     const termIds = new Map<string, number>()
-    const terms: string[] = []
     const lists: number[][][] = []
+    const termList: string[] = []
     const meta: number[] = []
-    const totals: number[] = TEXT_FIELDS.map(() => 0)
     let next = 0
-    for (const { n, text } of docs) {
+    for (const { n, text } of sorted) {
       next = Math.max(next, n + 1)
       meta.push(n, n)
       TEXT_FIELDS.forEach((field, f) => {
         const counts = new Map<string, number>()
         for (const t of text[field]) counts.set(t, (counts.get(t) ?? 0) + 1)
         meta.push(counts.size)
-        totals[f]! += counts.size
         for (const [t, tf] of counts) {
           let id = termIds.get(t)
           if (id === undefined) {
-            termIds.set(t, (id = terms.length))
-            terms.push(t)
+            termIds.set(t, (id = termList.length))
+            termList.push(t)
             lists.push([])
           }
           ;(lists[id]![f] ??= []).push(n, tf)
         }
       })
     }
-    const out = new Growable()
-    for (const perField of lists) {
-      out.push(perField.filter(Boolean).length)
+    const order = termList.map((_, i) => i).sort((a, b) => (termList[a]! < termList[b]! ? -1 : 1))
+    const out = new ByteWriter(1 << 16)
+    const list = new ByteWriter(1 << 12)
+    const at: number[] = []
+    for (const id of order) {
+      at.push(out.length)
+      const perField = lists[id]!
+      out.byte(perField.filter(Boolean).length)
       perField.forEach((flat, f) => {
         if (!flat) return
-        out.push2(f, flat.length / 2)
-        for (let i = 0; i < flat.length; i += 2) out.push2(flat[i]!, flat[i + 1]!)
+        list.length = 0
+        let prev = 0
+        for (let k = 0; k < flat.length; k += 2) {
+          list.posting(flat[k]! - prev, flat[k + 1]!)
+          prev = flat[k]!
+        }
+        out.byte(f)
+        out.varint(flat.length / 2)
+        out.varint(prev)
+        out.varint(list.length)
+        out.bytes(list.view())
       })
+      lists[id] = []
     }
+    at.push(out.length)
     return TextIndex.load({
-      documentCount: docs.length,
       nextId: next,
-      avgFieldLength: totals.map((t) => (docs.length ? t / docs.length : 0)),
       docs: Uint32Array.from(meta),
-      terms,
-      postings: out.array(),
+      terms: order.map((i) => termList[i]!),
+      at: Uint32Array.from(at),
+      bytes: out.array(),
     })
   }
 
   static load(s: TextSnapshot): TextIndex {
     const t = new TextIndex()
-    const nFields = TEXT_FIELDS.length
-    t._documentCount = s.documentCount
-    t._nextId = s.nextId
-    t._avgFieldLength = s.avgFieldLength
     const docs = s.docs
-    for (let i = 0; i < docs.length; i += 2 + nFields) {
+    for (let i = 0; i < docs.length; i += 2 + N_FIELDS) {
       const short = docs[i]!
-      const doc = docs[i + 1]!
-      t._documentIds.set(short, doc)
-      t._idToShortId.set(doc, short)
-      t._fieldLength.set(short, Array.from(docs.subarray(i + 2, i + 2 + nFields)))
-      t.link(short, doc)
-      for (let f = 0; f < nFields; f++) t.lengths[f]![short] = docs[i + 2 + f]!
+      t.link(short, docs[i + 1]!)
+      for (let f = 0; f < N_FIELDS; f++) t.setLength(short, f, docs[i + 2 + f]!)
     }
-    const p = s.postings
-    let at = 0
-    for (const term of s.terms) {
-      const data: FieldTermData = new Map()
-      const fields = p[at++]!
-      for (let f = 0; f < fields; f++) {
-        const field = p[at++]!
-        const n = p[at++]!
-        data.set(field, new LazyPostings(p.subarray(at, at + 2 * n), n))
-        at += 2 * n
-      }
-      t._index.set(term, data)
-    }
+    // views into a decoded snapshot's buffer are copied out, so that the rest of it can be freed
+    const own = <A extends Uint8Array | Uint32Array>(a: A): A =>
+      a.byteLength < a.buffer.byteLength ? (a.slice() as A) : a
+    t.frozen = { terms: s.terms, at: own(s.at), bytes: own(s.bytes) }
+    t.live = new LiveText(s.nextId)
     return t
   }
 }
 
-/** An append-only Uint32Array that doubles as it grows. */
-export class Growable {
-  private buf = new Uint32Array(1 << 16)
-  length = 0
-  push(...xs: number[]) {
-    if (this.length + xs.length > this.buf.length) {
-      const grown = new Uint32Array(Math.max(this.buf.length * 2, this.length + xs.length))
-      grown.set(this.buf.subarray(0, this.length))
-      this.buf = grown
-    }
-    for (const x of xs) this.buf[this.length++] = x
+/** Byte offset of frozen term i's list for this field (at its n), or -1. */
+function fieldAt(frozen: Frozen, i: number, field: number): number {
+  const bytes = frozen.bytes
+  let p = frozen.at[i]!
+  const fields = bytes[p++]!
+  for (let k = 0; k < fields; k++) {
+    const id = bytes[p++]!
+    const start = p
+    p = readVarint(bytes, p).next // n
+    p = readVarint(bytes, p).next // last
+    const len = readVarint(bytes, p)
+    if (id === field) return start
+    if (id > field) return -1
+    p = len.next + len.value
   }
-  /** Appends two values (the hot path of dump()). */
-  push2(a: number, b: number) {
-    if (this.length + 2 > this.buf.length) {
-      const grown = new Uint32Array(this.buf.length * 2)
-      grown.set(this.buf.subarray(0, this.length))
-      this.buf = grown
+  return -1
+}
+
+/** First index whose term is ≥ `key`. */
+function lowerBound(terms: string[], key: string): number {
+  let lo = 0
+  let hi = terms.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (terms[mid]! < key) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+function readVarint(bytes: Uint8Array, p: number): { value: number; next: number } {
+  let b = bytes[p++]!
+  let value = b & 127
+  let mul = 128
+  while (b & 128) {
+    b = bytes[p++]!
+    value += (b & 127) * mul
+    mul *= 128
+  }
+  return { value, next: p }
+}
+
+/** Decodes the list at `p` (its n, byte length, postings). */
+function decodeList(bytes: Uint8Array, p: number, fn: (short: number, tf: number) => void) {
+  let b = bytes[p++]!
+  let n = b & 127
+  let mul = 128
+  while (b & 128) {
+    b = bytes[p++]!
+    n += (b & 127) * mul
+    mul *= 128
+  }
+  do b = bytes[p++]!
+  while (b & 128) // last
+  do b = bytes[p++]!
+  while (b & 128) // byte length
+  let short = 0
+  for (let k = 0; k < n; k++) {
+    b = bytes[p++]!
+    let v = b & 127
+    mul = 128
+    while (b & 128) {
+      b = bytes[p++]!
+      v += (b & 127) * mul
+      mul *= 128
     }
-    this.buf[this.length++] = a
+    let tf = 1
+    if (v & 1) {
+      b = bytes[p++]!
+      tf = b & 127
+      mul = 128
+      while (b & 128) {
+        b = bytes[p++]!
+        tf += (b & 127) * mul
+        mul *= 128
+      }
+    }
+    short += Math.floor(v / 2)
+    fn(short, tf)
+  }
+}
+
+/**
+ * Indexes of the sorted terms within `max` edits of `query` (Levenshtein): one DP row per
+ * character, shared by terms with a common prefix, and a whole prefix range skipped once its
+ * row exceeds `max`.
+ */
+export function fuzzySorted(terms: string[], query: string, max: number): number[] {
+  const m = query.length
+  const rows: Uint32Array[] = [Uint32Array.from({ length: m + 1 }, (_, k) => k)]
+  const out: number[] = []
+  let prev = ''
+  let valid = 0 // rows[0..valid] are those of prev's first `valid` characters
+  let i = 0
+  outer: while (i < terms.length) {
+    const t = terms[i]!
+    let lcp = 0
+    const lim = Math.min(valid, t.length, prev.length)
+    while (lcp < lim && t.charCodeAt(lcp) === prev.charCodeAt(lcp)) lcp++
+    for (let k = lcp + 1; k <= t.length; k++) {
+      const above = rows[k - 1]!
+      const row = (rows[k] ??= new Uint32Array(m + 1))
+      row[0] = k
+      let min = k
+      const c = t.charCodeAt(k - 1)
+      for (let x = 1; x <= m; x++) {
+        const v = Math.min(above[x]! + 1, row[x - 1]! + 1, above[x - 1]! + (query.charCodeAt(x - 1) === c ? 0 : 1))
+        row[x] = v
+        if (v < min) min = v
+      }
+      if (min > max) {
+        // no term starting with t[0..k) can come within max: skip them all
+        prev = t
+        valid = k - 1
+        const stem = t.slice(0, k)
+        i++
+        while (i < terms.length && terms[i]!.startsWith(stem)) i++
+        continue outer
+      }
+    }
+    if (rows[t.length]![m]! <= max) out.push(i)
+    prev = t
+    valid = t.length
+    i++
+  }
+  return out
+}
+
+/** An append-only byte array that doubles as it grows. */
+class ByteWriter {
+  private buf: Uint8Array
+  length = 0
+  constructor(capacity: number) {
+    this.buf = new Uint8Array(capacity)
+  }
+  private room(n: number) {
+    if (this.length + n <= this.buf.length) return
+    const grown = new Uint8Array(Math.max(this.buf.length * 2, this.length + n))
+    grown.set(this.buf.subarray(0, this.length))
+    this.buf = grown
+  }
+  byte(b: number) {
+    this.room(1)
     this.buf[this.length++] = b
   }
-  get(i: number) {
-    return this.buf[i]!
+  setByte(i: number, b: number) {
+    this.buf[i] = b
   }
-  set(i: number, v: number) {
-    this.buf[i] = v
+  varint(v: number) {
+    this.room(8)
+    while (v >= 128) {
+      this.buf[this.length++] = (v % 128) | 128
+      v = Math.floor(v / 128)
+    }
+    this.buf[this.length++] = v
   }
-  array(): Uint32Array {
+  posting(gap: number, tf: number) {
+    this.varint(gap * 2 + (tf > 1 ? 1 : 0))
+    if (tf > 1) this.varint(tf)
+  }
+  bytes(b: Uint8Array) {
+    this.room(b.length)
+    this.buf.set(b, this.length)
+    this.length += b.length
+  }
+  view(): Uint8Array {
+    return this.buf.subarray(0, this.length)
+  }
+  array(): Uint8Array {
     return this.buf.slice(0, this.length)
   }
 }

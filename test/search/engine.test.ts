@@ -1,4 +1,5 @@
-// Engine internals: lazy posting lists, exact fields, top-k against a full sort, facet ordering.
+// Engine internals: the text segments, exact fields, top-k against a full sort, facet ordering.
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { count, forEachBit, fromDocs } from '../../src/search/bits'
 import { indexDocument } from '../../src/search/document'
@@ -6,7 +7,8 @@ import { editDistance } from '../../src/search/evaluate'
 import { ExactField } from '../../src/search/exact-field'
 import { MemoryIndex } from '../../src/search/minisearch'
 import { facetCounts, topDocs } from '../../src/search/rank'
-import { eachPosting, LazyPostings } from '../../src/search/text-index'
+import { FIELD_ID, fuzzySorted, TextIndex } from '../../src/search/text-index'
+import { encodeSnapshot, decodeSnapshot } from '../../src/search/snapshot'
 import type { SortKey } from '../../src/search/sort'
 
 const opts = { siteId: 's', vocabularyName: () => undefined, extraResourceFields: [] }
@@ -22,19 +24,108 @@ describe('bitsets', () => {
   })
 })
 
-describe('LazyPostings', () => {
-  it('answers from its pairs until changed, then behaves as a Map', () => {
-    const p = new LazyPostings(new Uint32Array([3, 1, 7, 2]), 2)
-    expect(p.size).toBe(2)
-    const read: number[][] = []
-    eachPosting(p, (s, tf) => read.push([s, tf]))
-    expect(read).toEqual([[3, 1], [7, 2]])
-    expect(p.pairs).not.toBeNull() // reading did not materialise it
-    p.set(9, 4)
-    p.delete(3)
-    expect(p.pairs).toBeNull()
-    expect([...p]).toEqual([[7, 2], [9, 4]])
-    expect(p.get(7)).toBe(2)
+describe('TextIndex: a frozen varint segment plus a live MiniSearch', () => {
+  type Text = { title: string[]; all: string[]; kv: string[] }
+  const WORDS = ['a', 'ab', 'abc', 'b', 'ba', 'data', 'date', 'x\u0001y', 'é', 'zz']
+  const text = fc.record({
+    title: fc.array(fc.constantFrom(...WORDS), { maxLength: 4 }),
+    all: fc.array(fc.constantFrom(...WORDS), { maxLength: 6 }),
+    kv: fc.array(fc.constantFrom(...WORDS), { maxLength: 2 }),
+  })
+  const op = fc.oneof(
+    fc.record({ put: fc.nat(30), text }),
+    fc.record({ drop: fc.nat(30) }),
+    fc.constant({ freeze: true }),
+    fc.constant({ reload: true }),
+  )
+  /** term → field → (doc → tf), read through the index's public reading API. */
+  const read = (t: TextIndex) => {
+    const out: Record<string, Record<number, Record<number, number>>> = {}
+    for (const [term, ref] of t.withPrefix('')) {
+      for (const f of Object.values(FIELD_ID)) {
+        t.eachPosting(ref, f, (short, tf) => {
+          const d = t.docOf(short)
+          if (d >= 0) ((out[term] ??= {})[f] ??= {})[d] = tf
+        })
+      }
+    }
+    return out
+  }
+
+  it('answers like a model through puts, drops, freezes and snapshot round trips', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        let t = new TextIndex()
+        const model = new Map<number, Text>()
+        for (const o of ops) {
+          if ('put' in o) {
+            t.put(o.put, o.text)
+            model.set(o.put, o.text)
+          } else if ('drop' in o) {
+            t.drop(o.drop)
+            model.delete(o.drop)
+          } else if ('freeze' in o) t.freeze()
+          else t = TextIndex.load(decodeSnapshot(encodeSnapshot({ ids: [], exact: {}, numbers: {}, text: t.dump() })).text)
+        }
+        const want: Record<string, Record<number, Record<number, number>>> = {}
+        for (const [d, tx] of model) {
+          for (const [field, f] of Object.entries(FIELD_ID)) {
+            for (const w of tx[field as keyof Text]) {
+              const m = ((want[w] ??= {})[f] ??= {})
+              m[d] = (m[d] ?? 0) + 1
+            }
+          }
+        }
+        expect(read(t)).toEqual(want)
+        expect(t.liveCount).toBe(model.size)
+        for (const [term, perField] of Object.entries(want)) {
+          const ref = t.termData(term)!
+          for (const [f, docs] of Object.entries(perField)) {
+            // df counts postings of discarded documents too; never fewer than the live ones
+            expect(t.df(ref, Number(f))).toBeGreaterThanOrEqual(Object.keys(docs).length)
+          }
+        }
+        for (const [field, f] of Object.entries(FIELD_ID)) {
+          const lengths = [...model.values()].map((tx) => new Set(tx[field as keyof Text]).size)
+          const avg = lengths.length ? lengths.reduce((a, b) => a + b, 0) / lengths.length : 0
+          expect(t.avgFieldLength(f)).toBeCloseTo(avg || 1, 9)
+        }
+        expect(read(t)).toEqual(want) // reading changed nothing
+      }),
+      { numRuns: 300, seed: 20261125 },
+    )
+  })
+
+  it('drops the postings of replaced documents when frozen, and keeps numbering after a reload', () => {
+    const t = new TextIndex()
+    t.put(1, { title: ['data'], all: ['data', 'date'], kv: [] })
+    t.put(2, { title: [], all: ['data'], kv: [] })
+    t.freeze()
+    t.put(1, { title: ['date'], all: [], kv: [] })
+    expect(t.dirt).toBe(1)
+    t.freeze()
+    expect(t.dirt).toBe(0)
+    expect(t.df(t.termData('data')!, FIELD_ID.all)).toBe(1)
+    const again = TextIndex.load(t.dump())
+    again.put(3, { title: ['data'], all: [], kv: [] })
+    const shorts: number[] = []
+    again.eachPosting(again.termData('data')!, FIELD_ID.title, (s) => shorts.push(again.docOf(s)))
+    expect(shorts).toEqual([3])
+  })
+})
+
+describe('fuzzySorted', () => {
+  it('finds exactly the terms within the edit distance, as a brute-force Levenshtein does', () => {
+    const word = fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'd'), maxLength: 7 })
+    fc.assert(
+      fc.property(fc.uniqueArray(word, { maxLength: 80 }), word, fc.integer({ min: 0, max: 2 }), (terms, q, d) => {
+        const sorted = terms.filter(Boolean).sort()
+        const got = fuzzySorted(sorted, q, d).map((i) => sorted[i])
+        const want = sorted.filter((t) => editDistance(t, q, d) <= d)
+        expect(got).toEqual(want)
+      }),
+      { numRuns: 500, seed: 20261125 },
+    )
   })
 })
 
