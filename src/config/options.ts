@@ -83,7 +83,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.max_request_body_mb', 'int', 10, 'Largest request body, in MB, file parts of a multipart body excepted (they have service.max_resource_size and service.max_image_size); larger: 413.'),
   o('service.max_request_depth', 'int', 64, 'Deepest nesting of arrays and objects in a JSON body; deeper: Validation Error.'),
   o('service.max_request_keys', 'int', 100000, 'Most keys of one JSON object, items of one JSON array, or fields of a form, multipart body or query string; more: Validation Error.'),
-  o('service.cache.datasets_mb', 'int', 128, 'Memory (MB, estimated) for this process\'s cache of dataset dicts, least recently used first out.'),
+  o('service.cache.datasets_mb', 'int', 128, 'Memory (MB, estimated) for this process\'s cache of dataset dicts, least recently used first out (16 by default in a Worker isolate).'),
   o('service.action.timeout_ms', 'int', 60000, 'Time budget of one API call: a search (package_search, datastore_search, datastore_search_sql) still running past it stops with a 409 error. On Workers the platform\'s CPU limit applies as well.'),
   o('service.max_request_string_length', 'int', 10485760, 'Longest string value (characters) in a request; longer: Validation Error.'),
   // DataStore

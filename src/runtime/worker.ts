@@ -50,7 +50,8 @@ function build(env: WorkerEnv): { app: App; drainJobs: () => Promise<number> } {
   const vars = settings(env)
   const url = vars.DATABASE_URL ?? vars.LIBSQL_URL
   if (!url) throw new Error('DATABASE_URL (a libsql:// or https:// URL) is not set')
-  const config = loadConfig(vars)
+  // An isolate has 128 MB for everything: the dataset dict cache gets 16 of them unless set.
+  const config = loadConfig(vars).withDefaults({ 'service.cache.datasets_mb': '16' })
   const open = (u: string, authToken?: string): Client => createClient({ url: u, authToken })
   // datastore_search_sql's time limit: each query's own client, its request aborted at the deadline
   // (sqld stops a statement whose client went away; see src/datastore/client-store.ts)

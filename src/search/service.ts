@@ -9,7 +9,8 @@ import { MemoryIndex } from './minisearch'
 import { decodeSnapshot, encodeSnapshot } from './snapshot'
 
 const BATCH = 500
-const CHUNK = 4 * 1024 * 1024
+/** Bytes per snapshot row (read one row at a time: see readSnapshot). */
+const CHUNK = 2 * 1024 * 1024
 /** Write a new snapshot once this many datasets were re-indexed since the last one. */
 const SNAPSHOT_AFTER = 1000
 
@@ -249,23 +250,33 @@ export class MemorySearchService implements SearchService {
 
   private async readSnapshot(io: SearchIo): Promise<{ seq: number; data: ReturnType<typeof decodeSnapshot> } | null> {
     if (this.opts.snapshots === false) return null
-    const rows = await io.read('SELECT chunk, seq, data FROM search_snapshot ORDER BY chunk')
-    if (!rows.length) return null
-    const seq = Number(rows[0]!.seq)
-    const parts = rows.map((r) => toBytes(r.data))
-    if (rows.some((r) => Number(r.seq) !== seq)) return null
-    const total = parts.reduce((n, p) => n + p.length, 0)
-    const bytes = new Uint8Array(total)
-    let at = 0
-    for (const p of parts) {
-      bytes.set(p, at)
-      at += p.length
+    // One chunk per read: a libSQL server limits the size of a response (sqld answers
+    // RESPONSE_TOO_LARGE past 10 MB), so the whole snapshot is never asked for at once. A snapshot
+    // replaced meanwhile (another seq or time on a chunk, or a chunk gone) is read again.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const heads = await io.read('SELECT chunk, seq, created, LENGTH(data) AS n FROM search_snapshot ORDER BY chunk')
+      if (!heads.length) return null
+      const seq = Number(heads[0]!.seq)
+      const created = String(heads[0]!.created)
+      if (heads.some((r, i) => Number(r.chunk) !== i || Number(r.seq) !== seq || String(r.created) !== created)) continue
+      // one buffer, filled chunk by chunk (the snapshot is held once while it loads)
+      const bytes = new Uint8Array(heads.reduce((n, r) => n + Number(r.n), 0))
+      let at = 0
+      for (const h of heads) {
+        const [r] = await io.read('SELECT seq, created, data FROM search_snapshot WHERE chunk = ?', [Number(h.chunk)])
+        const part = r && Number(r.seq) === seq && String(r.created) === created ? toBytes(r.data) : null
+        if (!part || part.length !== Number(h.n)) break
+        bytes.set(part, at)
+        at += part.length
+      }
+      if (at < bytes.length) continue
+      try {
+        return { seq, data: decodeSnapshot(bytes) }
+      } catch {
+        return null // an older format: rebuild from the datasets
+      }
     }
-    try {
-      return { seq, data: decodeSnapshot(bytes) }
-    } catch {
-      return null // an older format: rebuild from the datasets
-    }
+    return null
   }
 
   private scheduleSnapshot() {

@@ -48,8 +48,8 @@ export function decodeSnapshot(bytes: Uint8Array): IndexSnapshot {
   const len = view.getUint32(8, true)
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + len))) as Header
   const start = align8(12 + len)
-  // copy once into an aligned buffer so typed arrays can view it directly
-  const data = bytes.slice(start)
+  // typed arrays view the data directly: copied once into an aligned buffer only when it is not
+  const data = (bytes.byteOffset + start) % 8 === 0 ? bytes.subarray(start) : bytes.slice(start)
   const arrays = header.arrays.map((h) =>
     h.type === 'u8'
       ? new Uint8Array(data.buffer, data.byteOffset + h.offset, h.length)
