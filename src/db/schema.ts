@@ -1,6 +1,14 @@
 // The catalogue's static tables (Drizzle); DataStore tables live in another database.
 import { sql } from 'drizzle-orm'
-import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { blob, customType, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { packText, unpackText } from '../lib/packed-text'
+
+/** A TEXT column whose long values are stored deflated (src/lib/packed-text.ts). */
+const packedText = customType<{ data: string; driverData: string | Uint8Array }>({
+  dataType: () => 'text',
+  toDriver: (v) => packText(v),
+  fromDriver: (v) => unpackText(v) ?? '',
+})
 
 export const users = sqliteTable(
   'user',
@@ -227,7 +235,8 @@ export const activities = sqliteTable(
     user_id: text(),
     object_id: text(),
     activity_type: text().notNull(),
-    data: text().notNull().default('{}'),
+    /** JSON text of the data dict, deflated when long (packedText). */
+    data: packedText().notNull().default('{}'),
   },
   (t) => [
     index('activity_object_idx').on(t.object_id, t.timestamp),

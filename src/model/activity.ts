@@ -2,6 +2,7 @@
 import type { ActionContext } from '../context'
 import { NotFound } from '../errors'
 import { pyStr } from '../lib/py-repr'
+import { unpackText } from '../lib/packed-text'
 
 export type ActivityType =
   | 'new package'
@@ -153,7 +154,7 @@ export const storedActivity = (r: Record<string, unknown>): StoredActivity & { r
   user_id: r.user_id == null ? null : String(r.user_id),
   object_id: r.object_id == null ? null : String(r.object_id),
   activity_type: String(r.activity_type),
-  data: typeof r.data === 'string' ? r.data : '{}',
+  data: unpackText(r.data) ?? '{}',
 })
 
 /** The activity with this id; memoised per request (auth and run share it). 404 when unknown. */

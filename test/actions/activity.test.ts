@@ -36,6 +36,32 @@ async function storedTypes(objectId: string) {
   return rs.rows.map((r) => r.activity_type)
 }
 
+describe('stored activity data', () => {
+  it('is deflated when long, read back whole, and rows stored as text before still read', async () => {
+    const ds = await t.make.dataset(sys, { notes: 'Water quality of rivers. '.repeat(200), tags: [{ name: 'water' }] })
+    const [act] = await t.ok('package_activity_list', { id: ds.id })
+    const rs = await t.client.execute({
+      sql: 'SELECT typeof(data) AS type, length(data) AS bytes FROM activity WHERE id = ?',
+      args: [act.id],
+    })
+    expect(rs.rows[0]!.type).toBe('blob')
+    const data = await t.ok('activity_data_show', { id: act.id }, sys)
+    expect(Number(rs.rows[0]!.bytes)).toBeLessThan(JSON.stringify(data).length / 4)
+    expect(data.package).toEqual(await t.ok('package_show', { id: ds.id }, sys))
+    // a row as stored before: JSON text
+    await t.client.execute({
+      sql: 'UPDATE activity SET data = ? WHERE id = ?',
+      args: [JSON.stringify({ package: { ...data.package, title: 'As text' } }), act.id],
+    })
+    expect((await t.ok('activity_data_show', { id: act.id }, sys)).package.title).toBe('As text')
+    // short data stays text
+    const other = await t.make.user()
+    const [short] = await t.ok('user_activity_list', { id: other.id })
+    const st = await t.client.execute({ sql: 'SELECT typeof(data) AS type FROM activity WHERE id = ?', args: [short.id] })
+    expect(st.rows[0]!.type).toBe('text')
+  })
+})
+
 describe('activity dicts', () => {
   it('gives id, timestamp, user_id, object_id, revision_id, activity_type and title-only data', async () => {
     const { org, admin } = await staffedOrg()
