@@ -144,7 +144,7 @@ export class Evaluator {
     return out
   }
 
-  private union(sets: Iterable<Set<number>>): Bits {
+  private union(sets: Iterable<Iterable<number>>): Bits {
     const b = newBits(this.size)
     for (const s of sets) for (const d of s) setBit(b, d)
     return b

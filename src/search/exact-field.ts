@@ -1,15 +1,22 @@
-// An exact-value field: value ids, each document's values (facets, sorting), and per value the set
-// of its documents (built on first use: most fields of a restored index are never queried).
+// An exact-value field: value ids, each document's values (facets, sorting), and per value its
+// documents (built on first use: most fields of a restored index are never queried). Most values
+// belong to one document (ids, names, titles, URLs): that document is kept in a typed array, and
+// only values with more get a Set.
 
 /** A document's value ids: one id, or a list for multi-valued fields. */
 type Forward = number | number[] | undefined
+
+const NONE = -1
+const MANY = -2
 
 export class ExactField {
   private readonly ids = new Map<string, number>()
   readonly values: string[] = []
   /** Document number → value id(s), distinct, first value first. */
   readonly forward: Forward[] = []
-  private postings: Set<number>[] | null = []
+  /** Per value id: its only document, NONE, or MANY (see `many`); null until first needed. */
+  private one: Int32Array | null = new Int32Array(16).fill(NONE)
+  private many = new Map<number, Set<number>>()
 
   idOf(value: string): number | undefined {
     return this.ids.get(value)
@@ -21,9 +28,44 @@ export class ExactField {
       id = this.values.length
       this.ids.set(value, id)
       this.values.push(value)
-      this.postings?.push(new Set())
+      if (this.one && id >= this.one.length) {
+        const grown = new Int32Array(this.one.length * 2).fill(NONE)
+        grown.set(this.one)
+        this.one = grown
+      }
     }
     return id
+  }
+
+  private add(id: number, doc: number) {
+    const one = this.one!
+    const o = one[id]!
+    if (o === NONE) one[id] = doc
+    else if (o === MANY) this.many.get(id)!.add(doc)
+    else if (o !== doc) {
+      this.many.set(id, new Set([o, doc]))
+      one[id] = MANY
+    }
+  }
+
+  private delete(id: number, doc: number) {
+    const one = this.one!
+    const o = one[id]!
+    if (o === doc) one[id] = NONE
+    else if (o === MANY) {
+      const set = this.many.get(id)!
+      set.delete(doc)
+      if (set.size <= 1) {
+        this.many.delete(id)
+        one[id] = set.size ? set.values().next().value! : NONE
+      }
+    }
+  }
+
+  /** The documents of a value id. */
+  private docsOf(id: number): Iterable<number> {
+    const o = this.postings()[id]!
+    return o === NONE ? [] : o === MANY ? this.many.get(id)! : [o]
   }
 
   /** Value ids of a document. */
@@ -41,33 +83,32 @@ export class ExactField {
       if (!ids.includes(id)) ids.push(id)
     }
     this.forward[doc] = ids.length === 1 ? ids[0] : ids
-    if (this.postings) for (const id of ids) this.postings[id]!.add(doc)
+    if (this.one) for (const id of ids) this.add(id, doc)
   }
 
   remove(doc: number) {
     const f = this.forward[doc]
     if (f === undefined) return
-    if (this.postings) for (const id of typeof f === 'number' ? [f] : f) this.postings[id]!.delete(doc)
+    if (this.one) for (const id of typeof f === 'number' ? [f] : f) this.delete(id, doc)
     this.forward[doc] = undefined
   }
 
-  private sets(): Set<number>[] {
-    if (!this.postings) {
-      const sets = this.values.map(() => new Set<number>())
+  private postings(): Int32Array {
+    if (!this.one) {
+      this.one = new Int32Array(Math.max(16, this.values.length)).fill(NONE)
       this.forward.forEach((f, doc) => {
         if (f === undefined) return
-        if (typeof f === 'number') sets[f]!.add(doc)
-        else for (const id of f) sets[id]!.add(doc)
+        if (typeof f === 'number') this.add(f, doc)
+        else for (const id of f) this.add(id, doc)
       })
-      this.postings = sets
     }
-    return this.postings
+    return this.one
   }
 
   /** The documents holding this exact value. */
-  docs(value: string): Set<number> | undefined {
+  docs(value: string): Iterable<number> | undefined {
     const id = this.ids.get(value)
-    return id === undefined ? undefined : this.sets()[id]
+    return id === undefined ? undefined : this.docsOf(id)
   }
 
   /** The first value of a document (sorting). */
@@ -78,10 +119,10 @@ export class ExactField {
   }
 
   /** Every (value, documents) pair whose value passes the test. */
-  *matching(test: (value: string) => boolean): Iterable<Set<number>> {
-    const sets = this.sets()
+  *matching(test: (value: string) => boolean): Iterable<Iterable<number>> {
+    const one = this.postings()
     for (let id = 0; id < this.values.length; id++) {
-      if (sets[id]!.size && test(this.values[id]!)) yield sets[id]!
+      if (one[id] !== NONE && test(this.values[id]!)) yield this.docsOf(id)
     }
   }
 
@@ -114,7 +155,7 @@ export class ExactField {
 
   static load(data: { values: string[]; forward: Uint32Array }): ExactField {
     const f = new ExactField()
-    f.postings = null
+    f.one = null
     for (const v of data.values) f.intern(v)
     const fw = data.forward
     for (let at = 0, doc = 0; at < fw.length; doc++) {

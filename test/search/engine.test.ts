@@ -148,6 +148,39 @@ describe('ExactField', () => {
   })
 })
 
+describe('ExactField postings', () => {
+  it('give every value its documents through sets and removals, built eagerly or on first use', () => {
+    const op = fc.oneof(
+      fc.record({ doc: fc.nat(12), values: fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { maxLength: 3 }) }),
+      fc.record({ remove: fc.nat(12) }),
+      fc.constant({ reload: true }),
+    )
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        let f = new ExactField()
+        const model = new Map<number, Set<string>>()
+        for (const o of ops) {
+          if ('doc' in o) {
+            f.set(o.doc, o.values)
+            if (o.values.length) model.set(o.doc, new Set(o.values))
+            else model.delete(o.doc)
+          } else if ('remove' in o) {
+            f.remove(o.remove)
+            model.delete(o.remove)
+          } else f = ExactField.load(f.dump(13))
+        }
+        for (const v of ['a', 'b', 'c', 'd']) {
+          const want = [...model].filter(([, vs]) => vs.has(v)).map(([d]) => d).sort((x, y) => x - y)
+          expect([...(f.docs(v) ?? [])].sort((x, y) => x - y), v).toEqual(want)
+        }
+        const matched = [...f.matching(() => true)].map((docs) => [...docs].length).reduce((a, b) => a + b, 0)
+        expect(matched).toBe([...model.values()].reduce((n, vs) => n + vs.size, 0))
+      }),
+      { numRuns: 300, seed: 20261125 },
+    )
+  })
+})
+
 describe('editDistance', () => {
   it('is Levenshtein, giving up beyond the bound', () => {
     expect(editDistance('roam', 'foam', 2)).toBe(1)
