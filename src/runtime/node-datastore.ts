@@ -14,7 +14,7 @@ import {
 import { mutex, type DatastoreDb, type DatastoreReader } from '../datastore/store'
 import { ensureRegistry } from '../datastore/registry'
 import { planMayTakeLong } from '../datastore/search'
-import { statementCache, syncExecutor } from './node-db'
+import { statementCache, syncExecutor, WAL_LIMIT_BYTES } from './node-db'
 import { openNodeSqlRunner, readOnlyUri } from './node-sql-runner'
 
 /** The DataStore URL: an explicit one, else `datastore.db` beside an embedded catalogue file. */
@@ -170,7 +170,7 @@ export async function openDatastore(
   // include_total takes 3 ms instead of 6 ms with 4 MiB); it costs as much resident memory once full
   conn.exec(
     'PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; ' +
-      'PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=8000',
+      `PRAGMA cache_size=-16384; PRAGMA wal_autocheckpoint=8000; PRAGMA journal_size_limit=${WAL_LIMIT_BYTES}`,
   )
   const store: DatastoreDb = {
     write: syncExecutor(conn),

@@ -12,7 +12,7 @@ import { defineJobKind, JobKinds } from '../../src/jobs/job-kinds'
 import { runOnce } from '../../src/jobs/runner'
 import { changeRow } from '../../src/model/changes'
 import { buildDeps } from '../../src/runtime/deps'
-import { openCatalogDb } from '../../src/runtime/node-db'
+import { openCatalogDb, WAL_LIMIT_BYTES } from '../../src/runtime/node-db'
 import { BlobStoreNotConfigured } from '../../src/storage/blob-store'
 import { MailerNotConfigured } from '../../src/notify/mailer'
 import { setup, type TestEnv } from '../helpers/setup'
@@ -104,5 +104,19 @@ describe('buildDeps without the optional ports', () => {
       /Unknown job kind/,
     )
     expect(deps.actions.get('help_show')?.name).toBe('help_show')
+  })
+})
+
+describe('the catalogue file', () => {
+  it('has its WAL cut back after checkpoints (journal_size_limit), not kept at its largest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-deps-'))
+    const opened = await openCatalogDb(`file:${join(dir, 'c.db')}`)
+    try {
+      const rs = await opened.client.execute('PRAGMA journal_size_limit')
+      expect(Number(Object.values(rs.rows[0]!)[0])).toBe(WAL_LIMIT_BYTES)
+      expect(WAL_LIMIT_BYTES).toBeLessThanOrEqual(64 * 1024 * 1024)
+    } finally {
+      opened.close()
+    }
   })
 })
