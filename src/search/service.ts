@@ -13,6 +13,11 @@ const BATCH = 500
 const CHUNK = 2 * 1024 * 1024
 /** Write a new snapshot once this many datasets were re-indexed since the last one. */
 const SNAPSHOT_AFTER = 1000
+/**
+ * ...or once no change came for this long (catching up first): a process restarted after a quiet
+ * moment then loads the snapshot instead of re-indexing up to 1,000 recent datasets.
+ */
+const IDLE_SNAPSHOT_MS = 10_000
 
 type Dict = Record<string, unknown>
 
@@ -24,6 +29,8 @@ export interface SearchServiceOptions {
    * checker of its own and no snapshot is written in the background.
    */
   perRequest?: boolean
+  /** Quiet time after which the index is caught up and snapshotted (default IDLE_SNAPSHOT_MS). */
+  idleSnapshotMs?: number
 }
 
 /** What the service reads through: a process's services (Node) or one request's (Workers). */
@@ -52,6 +59,7 @@ export class MemorySearchService implements SearchService {
   private snapshotting = false
   /** The change-log seq the index covers (every change up to it applied). */
   private coveredSeq = 0
+  private idleTimer: ReturnType<typeof setTimeout> | null = null
 
   constructor(
     private readonly deps: SearchIo,
@@ -70,6 +78,27 @@ export class MemorySearchService implements SearchService {
         this.vocabularies = null
       }
     }
+    if (changes.length) this.scheduleIdleSnapshot()
+  }
+
+  /** A snapshot (after catching up) once no change has come for IDLE_SNAPSHOT_MS. */
+  private scheduleIdleSnapshot() {
+    if (this.opts.snapshots === false || this.opts.perRequest || !this.index) return
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null
+      if (!this.hasPending && this.sinceSnapshot === 0) return
+      if (this.snapshotting) return this.scheduleIdleSnapshot()
+      this.snapshotting = true
+      // read the log first: the snapshot then covers every change up to its head
+      this.deps.changes
+        .catchUp()
+        .then(() => this.writeSnapshot())
+        .catch((err) => console.error('search snapshot failed', err))
+        .finally(() => (this.snapshotting = false))
+    }, this.opts.idleSnapshotMs ?? IDLE_SNAPSHOT_MS)
+    // never what keeps a process alive
+    ;(this.idleTimer as { unref?: () => void }).unref?.()
   }
 
   private get hasPending() {
@@ -179,6 +208,7 @@ export class MemorySearchService implements SearchService {
     this.coveredSeq = Math.max(this.coveredSeq, seq)
     this.sinceSnapshot += ids.size
     if (this.sinceSnapshot >= SNAPSHOT_AFTER) this.scheduleSnapshot()
+    else if (this.sinceSnapshot > 0 && !this.idleTimer) this.scheduleIdleSnapshot()
   }
 
   /** Re-reads these datasets and puts (or removes) their documents. */

@@ -71,6 +71,31 @@ describe('search snapshots', () => {
     expect((await cold.search({ q: 'lake' })).results.map((d: { name: string }) => d.name)).toEqual(['alpha'])
   })
 
+  it('is written once the process has had no change for a while, catching up first', async () => {
+    const t = await setup()
+    const admin = await t.make.sysadmin()
+    const { db, headProbe, writeExecutor, readExecutor } = await openCatalogDb(`file:${t.file}`)
+    const deps = buildDeps(loadConfig(TEST_PROFILE), db, { headProbe, writeExecutor, readExecutor, search: { idleSnapshotMs: 150 } })
+    await warmUp(deps)
+    const app = createApp(deps)
+    const call = (name: string, params: object) =>
+      app.request(`/api/3/action/${name}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: admin.apikey },
+        body: JSON.stringify(params),
+      })
+    await call('package_search', {}) // the index is loaded
+    await call('package_create', { name: 'foxtrot', title: 'foxtrot river' })
+    await call('package_create', { name: 'golf', title: 'golf river' })
+    const snapshotSeq = async () => Number((await deps.read('SELECT MAX(seq) AS seq FROM search_snapshot'))[0]!.seq ?? 0)
+    expect(await snapshotSeq()).toBe(0) // nothing written while changes keep coming
+    await new Promise((r) => setTimeout(r, 600))
+    const [head] = await deps.read("SELECT MAX(seq) AS seq FROM change_log WHERE entity_type = 'package'")
+    expect(await snapshotSeq()).toBeGreaterThanOrEqual(Number(head!.seq)) // caught up without a search, then written
+    const cold = await secondProcess(t.file)
+    expect((await cold.search({ q: 'river', sort: 'name asc' })).results.map((d: { name: string }) => d.name)).toEqual(['foxtrot', 'golf'])
+  })
+
   it('a snapshot that cannot be read is ignored: the index is rebuilt from the datasets', async () => {
     const t = await setup()
     const admin = await t.make.sysadmin()
