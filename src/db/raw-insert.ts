@@ -56,3 +56,16 @@ export function rawInsert(
     (opts.onConflictDoNothing ? ' ON CONFLICT DO NOTHING' : '')
   return { sql, args }
 }
+
+/**
+ * A row read with plain SQL (`SELECT * FROM table`, e.g. through ctx.read) as drizzle's select()
+ * gives it: each column's value converted from the driver's (0/1 → boolean, …), null kept.
+ */
+export function rowFromDriver<T>(table: SQLiteTable, raw: Record<string, unknown>): T {
+  const out: Record<string, unknown> = {}
+  for (const [name, c] of info(table).columns) {
+    const v = raw[name]
+    out[name] = v === undefined || v === null ? null : c.mapFromDriverValue(v)
+  }
+  return out as T
+}

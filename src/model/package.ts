@@ -10,6 +10,7 @@ import {
   resources,
   tags,
 } from '../db/schema'
+import { rowFromDriver } from '../db/raw-insert'
 import type { ActionContext } from '../context'
 import { NotFound, ValidationError } from '../errors'
 import { MISSING } from '../validation/fields'
@@ -58,11 +59,11 @@ export async function findPackage(ctx: ActionContext, idOrName: string): Promise
     ctx.caches.packages.get(ctx.caches.packageNames.get(idOrName) ?? '')
   // A name link is trusted only while the dict it points to still carries that name.
   if (cached && (cached.id === idOrName || cached.name === idOrName)) return rowFromDict(cached.dict)
-  const rows = await ctx.db
-    .select()
-    .from(packages)
-    .where(or(eq(packages.id, idOrName), eq(packages.name, idOrName)))
-    .limit(2)
+  // plain SQL (a prepared statement on Node) rather than the query builder: every DataStore read
+  // of a dataset not in the dict cache comes here for its authorization
+  const rows = (await ctx.read('SELECT * FROM package WHERE id = ? OR name = ? LIMIT 2', [idOrName, idOrName])).map(
+    (r) => rowFromDriver<PackageRow>(packages, r),
+  )
   return rows.find((r) => r.id === idOrName) ?? rows[0]
 }
 

@@ -46,6 +46,26 @@ export async function openClientDatastore(url: string, authToken?: string): Prom
   return store
 }
 
+/**
+ * A prepared statement's column names, asked of the driver once (it builds the list anew on every
+ * call: 5 % of a datastore_search) and remembered until the schema changes (`SELECT *` follows it).
+ */
+function columnNames(conn: Database.Database) {
+  const version = conn.prepare('PRAGMA schema_version').pluck()
+  let known = new WeakMap<Database.Statement, string[]>()
+  let schema = -1
+  return (st: Database.Statement): string[] => {
+    const now = Number(version.get())
+    if (now !== schema) {
+      known = new WeakMap()
+      schema = now
+    }
+    let names = known.get(st)
+    if (!names) known.set(st, (names = (st.columns() as { name: string }[]).map((c) => c.name)))
+    return names
+  }
+}
+
 /** planMayTakeLong of each statement, remembered until the schema changes. */
 function planJudge(conn: Database.Database) {
   const version = conn.prepare('PRAGMA schema_version').pluck()
@@ -77,12 +97,13 @@ function planJudge(conn: Database.Database) {
 /** Reads of an embedded file on `conn`; streams on read-only connections of their own. */
 function fileReads(path: string, conn: Database.Database): DatastoreReader {
   const prepare = statementCache(conn)
+  const columnsOf = columnNames(conn)
   return {
     statementMayTakeLong: planJudge(conn),
     async query(sql, args = []) {
       const st = prepare(sql)
       const rows = st.raw(true).all(args as InValue[]) as unknown[][]
-      return { columns: (st.columns() as { name: string }[]).map((c) => c.name), rows }
+      return { columns: columnsOf(st), rows }
     },
     // A read-only connection per stream: its cursor survives the event-loop turns between chunks.
     async *stream(sql, args, chunkRows) {
