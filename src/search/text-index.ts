@@ -39,7 +39,7 @@ const OPTIONS = {
 }
 
 /** Live documents (added since the last freeze) after which the live segment is frozen. */
-const LIVE_MAX = 1000
+const LIVE_MAX = 500
 
 /** The live segment: MiniSearch with its inverted index readable. */
 class LiveText extends MiniSearch<TextDoc> {
