@@ -10,6 +10,7 @@ import {
   resources,
   tags,
 } from '../db/schema'
+import { readMany } from '../db/executor'
 import { rowFromDriver } from '../db/raw-insert'
 import type { ActionContext } from '../context'
 import { NotFound, ValidationError } from '../errors'
@@ -140,72 +141,59 @@ const byKey = <T, K>(rows: T[], key: (r: T) => K) => {
 }
 
 async function buildPackageDicts(ctx: ActionContext, ids: string[]): Promise<Map<string, PackageDict>> {
-  const db = ctx.db
   const siteUrl = ctx.config.str('service.site_url')
-  // one round trip: the organizations come by subquery rather than after the dataset rows
-  const [pkgRows, orgRows, resRows, tagRows, extraRows, groupRows, relRows] = await db.batch([
-    db.select().from(packages).where(inArray(packages.id, ids)),
-    db
-      .select()
-      .from(groups)
-      .where(
-        and(
-          inArray(groups.id, db.select({ id: packages.owner_org }).from(packages).where(inArray(packages.id, ids))),
-          eq(groups.state, 'active'),
-        ),
-      ),
-    db
-      .select()
-      .from(resources)
-      .where(and(inArray(resources.package_id, ids), eq(resources.state, 'active')))
-      .orderBy(asc(resources.position)),
-    db
-      .select({
-        package_id: packageTags.package_id,
-        id: tags.id,
-        name: tags.name,
-        vocabulary_id: tags.vocabulary_id,
-      })
-      .from(packageTags)
-      .innerJoin(tags, eq(tags.id, packageTags.tag_id))
-      .where(and(inArray(packageTags.package_id, ids), eq(packageTags.state, 'active'))),
-    db
-      .select()
-      .from(packageExtras)
-      .where(and(inArray(packageExtras.package_id, ids), eq(packageExtras.state, 'active'))),
-    db
-      .select({
-        package_id: members.table_id,
-        id: groups.id,
-        name: groups.name,
-        title: groups.title,
-        description: groups.description,
-        image_url: groups.image_url,
-      })
-      .from(members)
-      .innerJoin(groups, eq(groups.id, members.group_id))
-      .where(
-        and(
-          inArray(members.table_id, ids),
-          eq(members.table_name, 'package'),
-          eq(members.state, 'active'),
-          eq(groups.is_organization, false),
-          eq(groups.state, 'active'),
-        ),
-      ),
-    db
-      .select()
-      .from(packageRelationships)
-      .where(
-        and(
-          or(
-            inArray(packageRelationships.subject_package_id, ids),
-            inArray(packageRelationships.object_package_id, ids),
-          ),
-          eq(packageRelationships.state, 'active'),
-        ),
-      ),
+  // One read transaction (one round trip where the database is remote), plain SQL: the query
+  // builder and the client's row objects cost more than the reads (6 ms for 10 cold dicts).
+  const marks = ids.map(() => '?').join(', ')
+  const [pkgRaw, orgRaw, resRaw, tagRaw, extraRaw, groupRaw, relRaw] = await readMany(ctx.read, ctx.db.$client, [
+    { sql: `SELECT * FROM package WHERE id IN (${marks})`, args: ids },
+    {
+      sql: `SELECT * FROM "group" WHERE id IN (SELECT owner_org FROM package WHERE id IN (${marks})) AND state = 'active'`,
+      args: ids,
+    },
+    {
+      sql: `SELECT * FROM resource WHERE package_id IN (${marks}) AND state = 'active' ORDER BY position`,
+      args: ids,
+    },
+    {
+      sql:
+        'SELECT package_tag.package_id AS package_id, tag.id AS id, tag.name AS name, tag.vocabulary_id AS vocabulary_id ' +
+        `FROM package_tag JOIN tag ON tag.id = package_tag.tag_id WHERE package_tag.package_id IN (${marks}) AND package_tag.state = 'active'`,
+      args: ids,
+    },
+    { sql: `SELECT * FROM package_extra WHERE package_id IN (${marks}) AND state = 'active'`, args: ids },
+    {
+      sql:
+        'SELECT member.table_id AS package_id, "group".id AS id, "group".name AS name, "group".title AS title, ' +
+        '"group".description AS description, "group".image_url AS image_url FROM member JOIN "group" ON "group".id = member.group_id ' +
+        `WHERE member.table_id IN (${marks}) AND member.table_name = 'package' AND member.state = 'active' ` +
+        `AND "group".is_organization = 0 AND "group".state = 'active'`,
+      args: ids,
+    },
+    {
+      sql: `SELECT * FROM package_relationship WHERE (subject_package_id IN (${marks}) OR object_package_id IN (${marks})) AND state = 'active'`,
+      args: [...ids, ...ids],
+    },
   ])
+  const pkgRows = pkgRaw!.map((r) => rowFromDriver<typeof packages.$inferSelect>(packages, r))
+  const orgRows = orgRaw!.map((r) => rowFromDriver<typeof groups.$inferSelect>(groups, r))
+  const resRows = resRaw!.map((r) => rowFromDriver<typeof resources.$inferSelect>(resources, r))
+  const tagRows = tagRaw!.map((r) => ({
+    package_id: String(r.package_id),
+    id: String(r.id),
+    name: String(r.name),
+    vocabulary_id: String(r.vocabulary_id),
+  }))
+  const extraRows = extraRaw!.map((r) => rowFromDriver<typeof packageExtras.$inferSelect>(packageExtras, r))
+  const groupRows = groupRaw!.map((r) => ({
+    package_id: String(r.package_id),
+    id: String(r.id),
+    name: String(r.name),
+    title: String(r.title),
+    description: String(r.description),
+    image_url: String(r.image_url),
+  }))
+  const relRows = relRaw!.map((r) => rowFromDriver<typeof packageRelationships.$inferSelect>(packageRelationships, r))
   const orgs = new Map(orgRows.map((o) => [o.id, o]))
   const resBy = byKey(resRows, (r) => r.package_id)
   const tagBy = byKey(tagRows, (r) => r.package_id)

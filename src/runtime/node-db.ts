@@ -47,7 +47,19 @@ export function statementCache(conn: Database.Database) {
 
 function syncReader(conn: Database.Database): ReadExecutor {
   const prepare = statementCache(conn)
-  return async (sql, args = []) => prepare(sql).all(args) as Record<string, unknown>[]
+  const read: ReadExecutor = async (sql, args = []) => prepare(sql).all(args) as Record<string, unknown>[]
+  read.many = async (stmts) => {
+    // synchronous from BEGIN to COMMIT: nothing of this process runs in between, and the read
+    // transaction keeps other processes' commits out of it
+    const outer = conn.inTransaction
+    if (!outer) conn.exec('BEGIN')
+    try {
+      return stmts.map((s) => prepare(s.sql).all(s.args) as Record<string, unknown>[])
+    } finally {
+      if (!outer) conn.exec('COMMIT')
+    }
+  }
+  return read
 }
 
 /** One transaction per call on a synchronous connection; statements prepared once per SQL text. */
