@@ -1,5 +1,5 @@
 // Node: the Mailer over SMTP (nodemailer), configured by CKAN's smtp.* options.
-import nodemailer from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { Config } from '../config/load'
 import {
   composeMail,
@@ -41,7 +41,9 @@ export function smtpMailer(settings: MailSettings, opts: SmtpOptions = {}): Mail
   if (!settings.server) return notConfiguredMailer('smtp.server')
   const server = settings.server
   const { host, port } = parseSmtpServer(server)
-  const transport = nodemailer.createTransport({
+  // nodemailer is loaded on the first message (2 MB a process that sends none would carry)
+  let transport: Transporter | undefined
+  const options = {
     host,
     port,
     secure: false,
@@ -53,13 +55,14 @@ export function smtpMailer(settings: MailSettings, opts: SmtpOptions = {}): Mail
     greetingTimeout: opts.greetingTimeoutMs ?? 10_000,
     socketTimeout: opts.socketTimeoutMs ?? 60_000,
     ...(opts.tls ? { tls: opts.tls } : {}),
-  })
+  }
   return {
     async send(message) {
       // ckan: "If smtp.user is configured then smtp.password must be configured as well."
       if (settings.user && !settings.password) throw new MailerNotConfigured('smtp.password')
       const mail = composeMail(settings, message)
       try {
+        transport ??= (await import('nodemailer')).default.createTransport(options)
         await transport.sendMail({
           from: mail.from,
           to: mail.to,
