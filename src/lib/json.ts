@@ -44,10 +44,45 @@ export function immutableJson(value: object): string {
   return cachedAsciiJson(value)
 }
 
-/** asciiJson(value), computed once for a value marked immutable and reused afterwards. */
-export function cachedAsciiJson(value: unknown): string {
-  if (value === null || typeof value !== 'object' || !frozen.has(value)) return asciiJson(value)
-  let text = serialized.get(value)
-  if (text === undefined) serialized.set(value, (text = asciiJson(value)))
-  return text
+/** A plain array or object, whose JSON text JSON.stringify would make from its members alone. */
+function isPlain(value: object): boolean {
+  if (Array.isArray(value)) return true
+  const proto = Object.getPrototypeOf(value)
+  return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function'
+}
+
+/** What JSON.stringify leaves out of an object (and writes as null in an array). */
+const skipped = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol'
+
+/**
+ * asciiJson(value), reusing the text of values marked immutable: such a value's text is computed
+ * once, and a plain array or object up to `depth` levels above one (a package_search result, a
+ * list of dataset dicts) is written around the stored texts instead of serialising them again.
+ * The text is what asciiJson(value) gives.
+ */
+export function cachedAsciiJson(value: unknown, depth = 2): string {
+  if (value === null || typeof value !== 'object') return asciiJson(value)
+  if (frozen.has(value)) {
+    let text = serialized.get(value)
+    if (text === undefined) serialized.set(value, (text = asciiJson(value)))
+    return text
+  }
+  if (depth <= 0 || !isPlain(value)) return asciiJson(value)
+  if (Array.isArray(value)) {
+    let out = '['
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i]
+      out += (i ? ',' : '') + (skipped(v) ? 'null' : cachedAsciiJson(v, depth - 1))
+    }
+    return out + ']'
+  }
+  let out = '{'
+  let first = true
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key]
+    if (skipped(v)) continue
+    out += (first ? '' : ',') + asciiJson(key) + ':' + cachedAsciiJson(v, depth - 1)
+    first = false
+  }
+  return out + '}'
 }

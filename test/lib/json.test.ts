@@ -1,4 +1,5 @@
 // CKAN's ASCII-escaped JSON text and the cache of the JSON text of immutable dicts.
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   asciiJson,
@@ -68,5 +69,39 @@ describe('immutable JSON cache', () => {
   it('passes scalars and null through asciiJson', () => {
     expect(cachedAsciiJson(null)).toBe('null')
     expect(cachedAsciiJson('\u0394')).toBe('"\\u0394"')
+  })
+  it('writes a result around the stored texts of immutable dicts inside it', () => {
+    const dict: Record<string, unknown> = { name: 'caf\u00e9', tags: [{ name: 't' }] }
+    expect(immutableJson(dict)).toBe('{"name":"caf\\u00e9","tags":[{"name":"t"}]}')
+    dict.name = 'changed' // what is stored is served (the dict is immutable by contract)
+    const result = { count: 1, results: [dict, undefined], facets: {}, skip: undefined, sort: 'x' }
+    expect(cachedAsciiJson(result)).toBe(
+      '{"count":1,"results":[{"name":"caf\\u00e9","tags":[{"name":"t"}]},null],"facets":{},"sort":"x"}',
+    )
+  })
+
+  it('gives asciiJson\'s text for any value, immutable parts or not (property)', () => {
+    const leaf = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+      fc.date({ noInvalidDate: true }),
+    )
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object'), tie('frozen')),
+      array: fc.array(tie('tree'), { maxLength: 4 }),
+      object: fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('tree'), { maxKeys: 4 }),
+      frozen: fc.dictionary(fc.string({ maxLength: 4 }), tie('tree'), { maxKeys: 3 }).map((o) => markImmutable(o)),
+    }))
+    fc.assert(
+      fc.property(tree, (v) => {
+        fc.pre(v !== undefined) // no JSON text at all (asciiJson throws)
+        expect(cachedAsciiJson(v)).toBe(asciiJson(v))
+      }),
+      { numRuns: 500, seed: 17 },
+    )
   })
 })
