@@ -109,6 +109,35 @@ export function topDocs(idx: MemoryIndex, matched: Bits, keys: SortKey[], k: num
 }
 
 /**
+ * The value ids that can be among a facet's `limit` highest counts (at least `mincount`, above 0):
+ * every id above the limit's count, and every id at it (ties are settled by value afterwards),
+ * found with a histogram of the counts instead of sorting every value.
+ */
+export function topValueIds(counts: Int32Array, opts: { limit: number; mincount: number }): number[] {
+  const min = Math.max(1, opts.mincount)
+  const ids: number[] = []
+  let max = 0
+  for (let id = 0; id < counts.length; id++) {
+    const c = counts[id]!
+    if (c >= min) {
+      ids.push(id)
+      if (c > max) max = c
+    }
+  }
+  if (opts.limit < 0 || ids.length <= opts.limit) return ids
+  if (opts.limit === 0) return []
+  const hist = new Int32Array(max + 1)
+  for (const id of ids) hist[counts[id]!]!++
+  // the highest count `t` such that the ids counted at or above it reach the limit
+  let t = max
+  for (let above = 0; t > min; t--) {
+    above += hist[t]!
+    if (above >= opts.limit) break
+  }
+  return ids.filter((id) => counts[id]! >= t)
+}
+
+/**
  * Facet counts of one field over the matches: documents per value (a dataset with two CSV
  * resources counts once), at least `mincount`, the `limit` highest (negative: all), ties by value.
  */
@@ -122,16 +151,8 @@ export function facetCounts(
   const exact = idx.exact.get(field)
   if (exact) {
     const counts = new Int32Array(exact.values.length)
-    const forward = exact.forward
-    forEachBit(matched, (d) => {
-      const f = forward[d]
-      if (f === undefined) return
-      if (typeof f === 'number') counts[f]!++
-      else for (let i = 0; i < f.length; i++) counts[f[i]!]!++
-    })
-    for (let id = 0; id < counts.length; id++) {
-      if (counts[id]! > 0 && counts[id]! >= opts.mincount) pairs.push([exact.values[id]!, counts[id]!])
-    }
+    exact.countValues((fn) => forEachBit(matched, fn), counts)
+    for (const id of topValueIds(counts, opts)) pairs.push([exact.values[id]!, counts[id]!])
   } else {
     const arr = idx.numbers.get(field)
     if (arr) {
