@@ -333,8 +333,8 @@ function indexBreakdown(dbFile: string) {
   const buildSets = (k: string) => {
     const f = idx.exact.get(k)!
     const before = heapNow()
-    f.docs(f.values[0] ?? '')
-    return { values: f.values.length, sets: heapNow() - before }
+    f.docs(f.size ? f.value(0) : '')
+    return { values: f.size, sets: heapNow() - before }
   }
   for (const k of [...idx.exact.keys()]) {
     const { values, sets } = buildSets(k)

@@ -98,9 +98,11 @@ export async function openCatalogDb(url: string, authToken?: string): Promise<Op
   let syncDb: Database.Database | undefined
   if (url.startsWith('file:') && !url.includes(':memory:')) {
     // The synchronous driver is 3-6x cheaper per statement and keeps prepared statements.
+    // Its page cache is 8 MiB (was 64): it held every page the search snapshot's load read (17 MB
+    // at 10,000 datasets) and every dataset row read since; the OS's file cache serves the rest.
     syncDb = new Database(url.slice(5).split('?')[0]!)
     syncDb.exec(
-      'PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=8000; ' +
+      'PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000; PRAGMA cache_size=-8192; PRAGMA wal_autocheckpoint=8000; ' +
         `PRAGMA journal_size_limit=${WAL_LIMIT_BYTES}`,
     )
     const head = syncDb.prepare('SELECT seq FROM change_log ORDER BY seq DESC LIMIT 1').raw(true)

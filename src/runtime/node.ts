@@ -47,6 +47,9 @@ const deps = buildDeps(config, db, {
   mailer: nodeMailer(config),
   loader: nodeLoaderPorts(),
   jobKinds,
+  // npm start runs node with --expose-gc: a full collection after the index loads drops the
+  // snapshot's buffers and the log tail's garbage at once (tens of MB of RSS at 10,000 datasets)
+  search: { afterBulkWork: () => (globalThis as { gc?: () => void }).gc?.() },
 })
 await warmUp(deps)
 

@@ -1,7 +1,7 @@
 // The in-memory engine: MiniSearch for analysed text, id sets for exact values, arrays for numbers.
 import { andInto, count, fromDocs, newBits, orInto, type Bits } from './bits'
 import type { IndexDoc } from './document'
-import { ExactField } from './exact-field'
+import { ExactField, type ExactDump } from './exact-field'
 import { Evaluator } from './evaluate'
 import { Budget, UNLIMITED } from './budget'
 
@@ -17,7 +17,7 @@ const LABELS = '\u0000labels'
 
 export interface IndexSnapshot {
   ids: (string | null)[]
-  exact: Record<string, ReturnType<ExactField['dump']>>
+  exact: Record<string, ExactDump>
   numbers: Record<string, Float64Array>
   text: TextSnapshot
 }

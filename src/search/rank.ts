@@ -150,9 +150,9 @@ export function facetCounts(
   const pairs: [string, number][] = []
   const exact = idx.exact.get(field)
   if (exact) {
-    const counts = new Int32Array(exact.values.length)
+    const counts = new Int32Array(exact.size)
     exact.countValues((fn) => forEachBit(matched, fn), counts)
-    for (const id of topValueIds(counts, opts)) pairs.push([exact.values[id]!, counts[id]!])
+    for (const id of topValueIds(counts, opts)) pairs.push([exact.value(id), counts[id]!])
   } else {
     const arr = idx.numbers.get(field)
     if (arr) {

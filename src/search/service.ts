@@ -31,6 +31,12 @@ export interface SearchServiceOptions {
   perRequest?: boolean
   /** Quiet time after which the index is caught up and snapshotted (default IDLE_SNAPSHOT_MS). */
   idleSnapshotMs?: number
+  /**
+   * Called once the index is loaded (snapshot and log tail, or a full build) and after an idle
+   * snapshot: moments that leave much garbage, when nothing else is waiting (Node: a full GC, so
+   * that a process does not hold the load's buffers until its heap next fills up).
+   */
+  afterBulkWork?: () => void
 }
 
 /** What the service reads through: a process's services (Node) or one request's (Workers). */
@@ -94,6 +100,7 @@ export class MemorySearchService implements SearchService {
       this.deps.changes
         .catchUp()
         .then(() => this.writeSnapshot())
+        .then(() => this.opts.afterBulkWork?.())
         .catch((err) => console.error('search snapshot failed', err))
         .finally(() => (this.snapshotting = false))
     }, this.opts.idleSnapshotMs ?? IDLE_SNAPSHOT_MS)
@@ -107,7 +114,14 @@ export class MemorySearchService implements SearchService {
 
   /** The index with every change the feed has delivered applied. */
   async ready(): Promise<SearchIndex> {
-    if (!this.index) await (this.loading ??= this.load(this.deps).finally(() => (this.loading = null)))
+    if (!this.index) {
+      await (this.loading ??= this.load(this.deps).then(
+        async () => {
+          while (this.hasPending) await (this.running ??= this.refresh(this.deps).finally(() => (this.running = null)))
+          this.opts.afterBulkWork?.()
+        },
+      ).finally(() => (this.loading = null)))
+    }
     while (this.hasPending) {
       await (this.running ??= this.refresh(this.deps).finally(() => (this.running = null)))
     }

@@ -22,7 +22,7 @@ describe('startCommand', () => {
   it('keeps the memory settings the README documents', () => {
     const { env, args } = startCommand()
     expect(env).toEqual({ MALLOC_MMAP_THRESHOLD_: '131072' })
-    expect(args).toEqual(['--max-semi-space-size=2', '--heap-growing-percent=50', 'dist/runtime/node.mjs'])
+    expect(args).toEqual(['--expose-gc', '--max-semi-space-size=2', '--heap-growing-percent=50', 'dist/runtime/node.mjs'])
   })
 
   it('puts another bundle in place of the default one', () => {
