@@ -1,11 +1,10 @@
 // An exact-value field: value ids, each document's values (facets, sorting), and per value its
-// documents (built on first use: most fields of a restored index are never queried). Most values
-// belong to one document (ids, names, titles, URLs): that document is kept in a typed array, and
-// only values with more get a Set. A restored field's values are one sorted string with offsets,
-// found by binary search (no string or Map entry per value: 55,000 URLs at 10,000 datasets).
+// documents (built on first use: most fields are never filtered on). Everything is kept in typed
+// arrays: a restored field's values are one sorted string with offsets, found by binary search (no
+// string or Map entry per value: 55,000 URLs at 10,000 datasets), and the documents of each value
+// are one array as of their last build plus the documents changed since.
 
 const NONE = -1
-const MANY = -2
 
 /** An exact field as a snapshot holds it (see ExactField.dump). */
 export interface ExactDump {
@@ -23,6 +22,8 @@ class Forward {
   head = new Int32Array(16).fill(NONE)
   pool = new Uint32Array(16)
   used = 0
+  /** Pool entries of replaced lists. */
+  garbage = 0
 
   ensure(doc: number) {
     if (doc < this.head.length) return
@@ -35,6 +36,7 @@ class Forward {
 
   set(doc: number, ids: number[]) {
     this.ensure(doc)
+    this.clear(doc)
     if (ids.length === 1) {
       this.head[doc] = ids[0]!
       return
@@ -51,7 +53,54 @@ class Forward {
   }
 
   clear(doc: number) {
-    if (doc < this.head.length) this.head[doc] = NONE
+    if (doc >= this.head.length) return
+    const h = this.head[doc]!
+    this.head[doc] = NONE
+    if (h >= NONE) return
+    // a replaced list stays in the pool as garbage; the pool is rewritten once it is half garbage
+    this.garbage += this.pool[-2 - h]! + 1
+    if (this.garbage > 4096 && this.garbage * 2 > this.used) this.compactPool()
+  }
+
+  private compactPool() {
+    const { head, pool } = this
+    const out = new Uint32Array(Math.max(16, this.used - this.garbage))
+    let used = 0
+    for (let doc = 0; doc < head.length; doc++) {
+      const h = head[doc]!
+      if (h >= NONE) continue
+      const at = -2 - h
+      const n = pool[at]!
+      out.set(pool.subarray(at, at + n + 1), used)
+      head[doc] = -2 - used
+      used += n + 1
+    }
+    this.pool = out
+    this.used = used
+    this.garbage = 0
+  }
+
+  /** Whether a document has this value id. */
+  contains(doc: number, id: number): boolean {
+    const h = doc < this.head.length ? this.head[doc]! : NONE
+    if (h >= 0) return h === id
+    if (h === NONE) return false
+    const at = -2 - h
+    for (let i = at + 1, end = at + 1 + this.pool[at]!; i < end; i++) if (this.pool[i] === id) return true
+    return false
+  }
+
+  /** Calls fn(doc, id) for every value id of every document. */
+  each(fn: (doc: number, id: number) => void) {
+    const { head, pool } = this
+    for (let doc = 0; doc < head.length; doc++) {
+      const h = head[doc]!
+      if (h >= 0) fn(doc, h)
+      else if (h !== NONE) {
+        const at = -2 - h
+        for (let i = at + 1, end = at + 1 + pool[at]!; i < end; i++) fn(doc, pool[i]!)
+      }
+    }
   }
 
   /** The value ids of a document (empty: none). */
@@ -80,6 +129,11 @@ class Values {
 
   get size(): number {
     return this.ends.length + this.added.length
+  }
+
+  /** Values added since the sorted ones were made. */
+  get addedCount(): number {
+    return this.added.length
   }
 
   get(id: number): string {
@@ -163,9 +217,14 @@ export class ExactField {
   private values = new Values()
   /** Document number → value id(s), distinct, first value first. */
   private readonly forward = new Forward()
-  /** Per value id: its only document, NONE, or MANY (see `many`); null until first needed. */
-  private one: Int32Array | null = new Int32Array(16).fill(NONE)
-  private many = new Map<number, Set<number>>()
+  /**
+   * Per value id its documents as of the last build (value `id`'s are docs[off[id]..off[id+1]],
+   * ascending); null until first needed and after the value ids change.
+   */
+  private postings: { off: Uint32Array; docs: Uint32Array } | null = null
+  /** Documents set or removed since the postings were built, as a list and as a bitset. */
+  private changed: number[] = []
+  private changedBits = new Uint32Array(0)
 
   /** How many distinct values the field has had (value ids are below it). */
   get size(): number {
@@ -182,44 +241,59 @@ export class ExactField {
   }
 
   private intern(value: string): number {
-    const id = this.values.intern(value)
-    if (this.one && id >= this.one.length) {
-      const grown = new Int32Array(this.one.length * 2).fill(NONE)
-      grown.set(this.one)
-      this.one = grown
-    }
-    return id
+    return this.values.intern(value)
   }
 
-  private add(id: number, doc: number) {
-    const one = this.one!
-    const o = one[id]!
-    if (o === NONE) one[id] = doc
-    else if (o === MANY) this.many.get(id)!.add(doc)
-    else if (o !== doc) {
-      this.many.set(id, new Set([o, doc]))
-      one[id] = MANY
+  /** Notes that a document's values changed after the postings were built. */
+  private touch(doc: number) {
+    if (!this.postings) return
+    const bits = this.changedBits
+    const w = doc >>> 5
+    if (w >= bits.length) {
+      const grown = new Uint32Array(Math.max(w + 1, bits.length * 2, 32))
+      grown.set(bits)
+      this.changedBits = grown
     }
+    if (this.changedBits[w]! & (1 << (doc & 31))) return
+    this.changedBits[w]! |= 1 << (doc & 31)
+    this.changed.push(doc)
+    // past this many, a rebuild (one pass over the values of every document) is cheaper than
+    // checking the changed documents on every lookup
+    if (this.changed.length > Math.max(512, this.forward.head.length >>> 5)) this.postings = null
   }
 
-  private delete(id: number, doc: number) {
-    const one = this.one!
-    const o = one[id]!
-    if (o === doc) one[id] = NONE
-    else if (o === MANY) {
-      const set = this.many.get(id)!
-      set.delete(doc)
-      if (set.size <= 1) {
-        this.many.delete(id)
-        one[id] = set.size ? set.values().next().value! : NONE
-      }
-    }
+  private isChanged(doc: number): boolean {
+    const w = doc >>> 5
+    return w < this.changedBits.length && (this.changedBits[w]! & (1 << (doc & 31))) !== 0
   }
 
-  /** The documents of a value id. */
-  private docsOf(id: number): Iterable<number> {
-    const o = this.postings()[id]!
-    return o === NONE ? [] : o === MANY ? this.many.get(id)! : [o]
+  /** Per value its documents, counted then filled from the documents' values. */
+  private built(): { off: Uint32Array; docs: Uint32Array } {
+    if (this.postings) return this.postings
+    const n = this.values.size
+    const off = new Uint32Array(n + 1)
+    this.forward.each((_doc, id) => off[id + 1]!++)
+    for (let id = 0; id < n; id++) off[id + 1]! += off[id]!
+    const docs = new Uint32Array(off[n]!)
+    const fill = off.slice(0, n)
+    this.forward.each((doc, id) => (docs[fill[id]!++] = doc))
+    this.changed = []
+    this.changedBits = new Uint32Array(0)
+    return (this.postings = { off, docs })
+  }
+
+  /** The documents of a value id, ascending from the build, then the changed ones. */
+  private docsOf(id: number): number[] {
+    const { off, docs } = this.built()
+    const out: number[] = []
+    if (id + 1 < off.length) {
+      const from = off[id]!
+      const to = off[id + 1]!
+      if (!this.changed.length) for (let i = from; i < to; i++) out.push(docs[i]!)
+      else for (let i = from; i < to; i++) if (!this.isChanged(docs[i]!)) out.push(docs[i]!)
+    }
+    for (const doc of this.changed) if (this.forward.contains(doc, id)) out.push(doc)
+    return out
   }
 
   /** Value ids of a document. */
@@ -247,6 +321,7 @@ export class ExactField {
   }
 
   set(doc: number, values: string[]) {
+    this.touch(doc)
     this.remove(doc)
     if (!values.length) return
     const ids: number[] = []
@@ -255,30 +330,11 @@ export class ExactField {
       if (!ids.includes(id)) ids.push(id)
     }
     this.forward.set(doc, ids)
-    if (this.one) for (const id of ids) this.add(id, doc)
   }
 
   remove(doc: number) {
-    const ids = this.forward.of(doc)
-    if (!ids.length) return
-    if (this.one) for (const id of ids) this.delete(id, doc)
+    this.touch(doc)
     this.forward.clear(doc)
-  }
-
-  private postings(): Int32Array {
-    if (!this.one) {
-      this.one = new Int32Array(Math.max(16, this.values.size)).fill(NONE)
-      const { head, pool } = this.forward
-      for (let doc = 0; doc < head.length; doc++) {
-        const h = head[doc]!
-        if (h >= 0) this.add(h, doc)
-        else if (h !== NONE) {
-          const at = -2 - h
-          for (let i = 1; i <= pool[at]!; i++) this.add(pool[at + i]!, doc)
-        }
-      }
-    }
-    return this.one
   }
 
   /** The documents holding this exact value. */
@@ -297,10 +353,33 @@ export class ExactField {
 
   /** Every (value, documents) pair whose value passes the test. */
   *matching(test: (value: string) => boolean): Iterable<Iterable<number>> {
-    const one = this.postings()
     for (let id = 0; id < this.values.size; id++) {
-      if (one[id] !== NONE && test(this.values.get(id))) yield this.docsOf(id)
+      if (test(this.values.get(id))) {
+        const docs = this.docsOf(id)
+        if (docs.length) yield docs
+      }
     }
+  }
+
+  /**
+   * Sorts the values added since the field was loaded into its sorted string, once they are many
+   * (a field that grew by writes would otherwise keep a string and a Map entry per value).
+   */
+  compactValues(force = false) {
+    const added = this.values.addedCount
+    if (!added || (!force && (added < 1024 || added * 8 < this.values.size))) return
+    const { blob, ends, remap } = this.values.sorted()
+    this.values = Values.of(blob, ends)
+    const { head, pool } = this.forward
+    for (let doc = 0; doc < head.length; doc++) {
+      const h = head[doc]!
+      if (h >= 0) head[doc] = remap[h]!
+      else if (h !== NONE) {
+        const at = -2 - h
+        for (let i = at + 1, end = at + 1 + pool[at]!; i < end; i++) pool[i] = remap[pool[i]!]!
+      }
+    }
+    this.postings = null // keyed by the old ids
   }
 
   /**
@@ -336,7 +415,6 @@ export class ExactField {
 
   static load(data: ExactDump): ExactField {
     const f = new ExactField()
-    f.one = null
     // the offsets are copied out of the snapshot's buffer, which can then be freed
     f.values = Values.of(data.blob, data.ends.slice())
     const fw = data.forward

@@ -38,6 +38,7 @@ export class MemoryIndex implements SearchIndex {
   private version = 0
   private bitsCache = new Map<string, Bits>()
   private cacheVersion = 0
+  private puts = 0
 
   constructor(
     private readonly phraseChecker?: PhraseChecker,
@@ -92,6 +93,8 @@ export class MemoryIndex implements SearchIndex {
     this.field(LABELS).set(n, doc.labels)
     seen.add(LABELS)
     for (const [field, f] of this.exact) if (!seen.has(field)) f.remove(n)
+    // values added by writes are sorted into each field's string now and then
+    if ((++this.puts & 1023) === 0) for (const f of this.exact.values()) f.compactValues()
     for (const [field, arr] of this.numbers) {
       if (!(field in doc.numbers) && n < arr.length) arr[n] = NaN
     }

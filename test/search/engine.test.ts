@@ -157,6 +157,8 @@ describe('ExactField postings', () => {
       fc.record({ doc: fc.nat(12), values: fc.array(fc.constantFrom(...VALUES), { maxLength: 3 }) }),
       fc.record({ remove: fc.nat(12) }),
       fc.constant({ reload: true }),
+      fc.constant({ compact: true }),
+      fc.record({ look: fc.constantFrom(...VALUES) }),
     )
     fc.assert(
       fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
@@ -170,6 +172,11 @@ describe('ExactField postings', () => {
           } else if ('remove' in o) {
             f.remove(o.remove)
             model.delete(o.remove)
+          } else if ('compact' in o) f.compactValues(true)
+          else if ('look' in o) {
+            // postings built here are then overlaid with the documents changed after
+            const want = [...model].filter(([, vs]) => vs.has(o.look)).map(([d]) => d).sort((x, y) => x - y)
+            expect([...(f.docs(o.look) ?? [])].sort((x, y) => x - y)).toEqual(want)
           } else f = ExactField.load(f.dump(13))
         }
         for (const [doc, vs] of model) {
@@ -184,8 +191,27 @@ describe('ExactField postings', () => {
         const matched = [...f.matching(() => true)].map((docs) => [...docs].length).reduce((a, b) => a + b, 0)
         expect(matched).toBe([...model.values()].reduce((n, vs) => n + vs.size, 0))
       }),
-      { numRuns: 300, seed: 20261125 },
+      { numRuns: 1000, seed: 20261125 },
     )
+  })
+
+  it('rebuilds postings after many changes and keeps lists right through pool compaction', () => {
+    const f = new ExactField()
+    const model = new Map<number, string[]>()
+    for (let i = 0; i < 3000; i++) {
+      const doc = (i * 37) % 700
+      const values = [`v${i % 50}`, `w${i % 7}`, `u${i}`]
+      f.set(doc, values)
+      model.set(doc, values)
+      if (i % 97 === 0) f.remove((i * 13) % 700), model.delete((i * 13) % 700)
+      if (i % 250 === 0) expect([...(f.docs('w3') ?? [])].length).toBe([...model.values()].filter((v) => v.includes('w3')).length)
+      if (i === 2000) f.compactValues()
+    }
+    for (const v of ['v0', 'v49', 'w0', 'w6', 'u2999', 'u5']) {
+      const want = [...model].filter(([, vs]) => vs.includes(v)).map(([d]) => d).sort((x, y) => x - y)
+      expect([...(f.docs(v) ?? [])].sort((x, y) => x - y), v).toEqual(want)
+    }
+    for (const [doc, vs] of model) expect(f.valuesOf(doc).map((id) => f.value(id)).sort()).toEqual([...vs].sort())
   })
 })
 
