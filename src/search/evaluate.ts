@@ -47,7 +47,7 @@ export class Evaluator {
   /** The documents matching the plan (a new bitset the caller owns). */
   async run(plan: QueryPlan, scoring: boolean): Promise<Bits> {
     this.plan = plan
-    if (scoring) this.scores ??= new Float64Array(this.size)
+    if (scoring) this.scores ??= this.idx.takeScores()
     await this.checkLeaves(plan.root)
     return this.match(plan.root, scoring ? 1 : 0) ?? newBits(this.size)
   }

@@ -39,6 +39,7 @@ export class MemoryIndex implements SearchIndex {
   private bitsCache = new Map<string, Bits>()
   private cacheVersion = 0
   private puts = 0
+  private scorePool: Float64Array[] = []
 
   constructor(
     private readonly phraseChecker?: PhraseChecker,
@@ -165,9 +166,34 @@ export class MemoryIndex implements SearchIndex {
     return b
   }
 
+  /**
+   * A zeroed relevance array of at least `capacity` entries, from a small pool: one per scored
+   * query would be 800 kB at 100,000 datasets, each straight into V8's old generation (too big for
+   * the young one), and collected only by full GCs.
+   */
+  takeScores(): Float64Array {
+    const cap = this.capacity
+    for (let a = this.scorePool.pop(); a; a = this.scorePool.pop()) {
+      if (a.length >= cap) return a.fill(0)
+    }
+    return new Float64Array(Math.max(1024, cap + (cap >> 3)))
+  }
+
+  private giveScores(a: Float64Array | null) {
+    if (a && this.scorePool.length < 4) this.scorePool.push(a)
+  }
+
   async search(req: SearchRequest): Promise<SearchHits> {
     const budget = req.deadline === undefined ? UNLIMITED : new Budget(req.deadline)
     const evaluator = new Evaluator(this, req.phraseChecker ?? this.phraseChecker, budget)
+    try {
+      return await this.run(req, evaluator, budget)
+    } finally {
+      this.giveScores(evaluator.scores)
+    }
+  }
+
+  private async run(req: SearchRequest, evaluator: Evaluator, budget: Budget): Promise<SearchHits> {
     const scoring = req.sort.some((k) => k.field === 'score') && req.q.root.type !== 'all'
     const matched = await evaluator.run(req.q, scoring)
     for (const f of req.filters) {
