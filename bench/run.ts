@@ -26,7 +26,8 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 // BENCH_ONLY=scale (part of the default run): BENCH_SCALE_SIZES (10000,100000,300000; one catalogue grown through
 // package_create to each size in turn), BENCH_SCALE_CLIENTS (16 concurrent creates), BENCH_SCALE_QUERIES (600 per
 // search mix), BENCH_SCALE_WARMUP (60), BENCH_SCALE_SEARCH_EVERY (1000: a package_search after that many creates),
-// BENCH_SCALE_HEAPSNAPSHOT_MAX (0: sizes up to it also summarise a heap snapshot of the restored index), BENCH_KEEP_DB.
+// BENCH_SCALE_HEAPSNAPSHOT_MAX (0: sizes up to it also summarise a heap snapshot of the restored index), BENCH_KEEP_DB,
+// BENCH_SCALE_RESTART (quiet: the second process starts once the grown one has snapshotted its index; crash: at once).
 const only = process.env.BENCH_ONLY
 if (!only || only === 'catalogue') {
   console.log('\n# 1. catalogue: package_show and package_create over HTTP (real Node server, loopback)')

@@ -29,6 +29,8 @@ const WARMUP = Number(process.env.BENCH_SCALE_WARMUP ?? 60)
 /** One package_search after every this many creates keeps the growing server's index in step. */
 const SEARCH_EVERY = Number(process.env.BENCH_SCALE_SEARCH_EVERY ?? 1000)
 const HEAP_SNAPSHOT_MAX = Number(process.env.BENCH_SCALE_HEAPSNAPSHOT_MAX ?? 0)
+/** quiet (default): the second process starts once the grown one snapshotted its index; crash: at once. */
+const RESTART = process.env.BENCH_SCALE_RESTART ?? 'quiet'
 const SEED = 7
 const ORGS = 500
 const GROUPS = 50
@@ -250,6 +252,16 @@ function databaseBytes(dbFile: string) {
     }
   } finally {
     conn.close()
+  }
+}
+
+/** Waits until the search snapshot covers the change log's head (at most `ms`). */
+async function waitForSnapshot(dbFile: string, ms: number) {
+  const until = performance.now() + ms
+  while (performance.now() < until) {
+    const s = snapshotInfo(dbFile)
+    if (s.tailDatasets === 0 && s.bytes > 0) return
+    await new Promise((r) => setTimeout(r, 250))
   }
 }
 
@@ -531,6 +543,9 @@ async function checkpoint(
   log(`server (grown): RSS ${fmtMB(memory.rss)} MB (peak while loading ${fmtMB(load.peakRss)} MB), V8 heap used ${fmtMB(memory.heapUsed)} of ${fmtMB(memory.heapTotal)} MB, external ${fmtMB(memory.external)} MB (array buffers ${fmtMB(memory.arrayBuffers)} MB)`)
   const db = databaseBytes(dbFile)
   log(`database: file ${fmtMB(db.file)} MB, WAL ${fmtMB(db.wal)} MB, free pages ${fmtMB(db.freeBytes)} MB; largest: ${db.tables.slice(0, 6).map((t) => `${t.table} ${fmtMB(t.bytes)}`).join(', ')} MB`)
+  // the searches measure a settled server: its idle snapshot (written 10 s after the last write,
+  // a second or more of work at 100,000 datasets) is not left to land in the middle of a mix
+  if (RESTART !== 'crash') await waitForSnapshot(dbFile, 60_000)
   const grown = []
   for (const q of warm) await call(grower.url, 'package_search', q.body)
   for (const clients of [1, 4]) {
@@ -539,7 +554,10 @@ async function checkpoint(
     log(`search mix, ${clients} client(s): ${fmt(r.rps)} req/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 1)} ms${r.errors ? `, ${r.errors} ERRORS` : ''}`)
   }
   const afterMix = procMemory(grower.child.pid!)
-  // restart: a second process on the same file while the grown one idles (so that one is never restarted)
+  // restart: a second process on the same file while the grown one idles (so that one is never
+  // restarted). By default after a quiet moment (see above), as a planned restart is (a server
+  // stopped with SIGTERM saves its index first; a running one once no change has come for 10 s);
+  // with BENCH_SCALE_RESTART=crash at once, with the log tail since the last snapshot to re-index.
   const snapshot = snapshotInfo(dbFile)
   const t0 = performance.now()
   const b = await startServer({ DATABASE_URL: `file:${dbFile}` }, port)
@@ -570,7 +588,7 @@ async function checkpoint(
     if (b.child.exitCode === null) await b.stop()
   }
   log(
-    `restart (2nd process, ${snapshot.bytes ? `snapshot ${fmtMB(snapshot.bytes)} MB + ${snapshot.tailDatasets} datasets of log tail` : `NO snapshot yet: full build of ${snapshot.tailDatasets} datasets`}): listening ${fmt(restart.listenedMs)} ms, ` +
+    `restart (${RESTART === 'crash' ? 'at once' : 'after a quiet moment'}; 2nd process, ${snapshot.bytes ? `snapshot ${fmtMB(snapshot.bytes)} MB + ${snapshot.tailDatasets} datasets of log tail` : `NO snapshot yet: full build of ${snapshot.tailDatasets} datasets`}): listening ${fmt(restart.listenedMs)} ms, ` +
       `first answer ${fmt(restart.firstAnswerMs)} ms; RSS ${fmtMB(restart.rss)} MB (heap ${fmtMB(restart.heapUsed)}), after a 4-client mix ${fmtMB(restart.rssAfterMix)} MB ` +
       `(${fmt(restart.search4.rps)} req/s, p99 ${fmt(restart.search4.p99, 1)} ms)`,
   )
@@ -696,7 +714,7 @@ export async function scaleBench(sizes: number[], log: (s: string) => void = con
   const out = {
     date: new Date().toISOString(),
     machine: { cpus: cpus.length, model: cpus[0]?.model, memGiB: os.totalmem() / 2 ** 30, node: process.version },
-    settings: { sizes, clients: CLIENTS, queries: QUERIES, warmup: WARMUP, searchEvery: SEARCH_EVERY, orgs: ORGS, groups: GROUPS },
+    settings: { sizes, restart: RESTART, clients: CLIENTS, queries: QUERIES, warmup: WARMUP, searchEvery: SEARCH_EVERY, orgs: ORGS, groups: GROUPS },
     units: 'bytes, ms, MB = 1e6 bytes in the goals',
     failure,
     results,

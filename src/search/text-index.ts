@@ -1,6 +1,9 @@
 // The analysed text fields: a frozen, compact segment (sorted terms, varint postings in one byte
-// array: what the snapshot stores and loads without conversion) plus a small live MiniSearch for
-// the documents added since it was frozen. The engine reads postings directly (no per-hit callbacks).
+// array: what the snapshot stores and loads without conversion), a second, smaller frozen segment
+// of the documents added since that one was written, and a small live MiniSearch for the documents
+// added since the last freeze. A freeze rewrites only the small frozen segment; it is merged into
+// the big one once it is an eighth of its size, so a growing index rewrites each byte a few times,
+// not at every freeze. The engine reads postings directly (no per-hit callbacks).
 import MiniSearch from 'minisearch'
 import { TEXT_FIELDS, type TextField } from './document'
 
@@ -14,9 +17,13 @@ interface TextDoc {
 type Postings = Map<number, number>
 type FieldTermData = Map<number, Postings>
 
-/** A term's postings in both segments: its index in the frozen terms (-1: none), its live data. */
+/**
+ * A term's postings in the three segments: its index in the big frozen segment's terms and in the
+ * small one's (-1: none), its live data.
+ */
 export interface TermRef {
   f: number
+  d: number
   live: FieldTermData | undefined
 }
 
@@ -93,6 +100,9 @@ const EMPTY: Frozen = { terms: [], at: new Uint32Array(1), bytes: new Uint8Array
 
 export class TextIndex {
   private frozen: Frozen = EMPTY
+  /** The small frozen segment: short ids from `deltaStart` on (the big one has those below). */
+  private delta: Frozen = EMPTY
+  private deltaStart = 0
   private live = new LiveText(0)
   /** short id → document number (-1: discarded). */
   private shortToDoc = new Int32Array(1024).fill(-1)
@@ -102,7 +112,12 @@ export class TextIndex {
   private lengths: Uint32Array[] = TEXT_FIELDS.map(() => new Uint32Array(1024))
   private totals = new Float64Array(N_FIELDS)
   private count = 0
+  /** Discarded documents whose postings are still in the big / small frozen segment. */
   private frozenDead = 0
+  private deltaDead = 0
+
+  /** `deltaMinBytes`: the small frozen segment is merged into the big one only past this size. */
+  constructor(private readonly opts: { deltaMinBytes?: number } = {}) {}
 
   put(doc: number, text: Record<TextField, string[]>) {
     this.drop(doc)
@@ -122,6 +137,7 @@ export class TextIndex {
     this.count--
     for (let f = 0; f < N_FIELDS; f++) this.totals[f]! -= this.lengths[f]![short]!
     if (this.live.shortOf(doc) === short) this.live.discard(doc)
+    else if (short >= this.deltaStart) this.deltaDead++
     else this.frozenDead++
   }
 
@@ -154,7 +170,7 @@ export class TextIndex {
 
   /** Discarded documents whose postings are still in the index. */
   get dirt() {
-    return this.frozenDead + this.live.dirt
+    return this.frozenDead + this.deltaDead + this.live.dirt
   }
 
   /** The document number of a short id, or -1 for a discarded document. */
@@ -163,33 +179,47 @@ export class TextIndex {
   }
 
   termData(term: string): TermRef | undefined {
-    const f = this.find(term)
+    const f = find(this.frozen, term)
+    const d = find(this.delta, term)
     const live = this.live.index.get(term)
-    return f < 0 && !live ? undefined : { f, live }
+    return f < 0 && d < 0 && !live ? undefined : { f, d, live }
   }
 
   /** Every indexed term starting with `prefix`, with its data. */
   *withPrefix(prefix: string): Iterable<[string, TermRef]> {
-    const live = new Map(this.live.index.atPrefix(prefix).entries())
-    const { terms } = this.frozen
-    for (let i = lowerBound(terms, prefix); i < terms.length && terms[i]!.startsWith(prefix); i++) {
-      const t = terms[i]!
-      yield [t, { f: i, live: live.get(t) }]
-      live.delete(t)
+    const out = new Map<string, TermRef>()
+    for (const [seg, key] of [[this.frozen, 'f'], [this.delta, 'd']] as const) {
+      const { terms } = seg
+      for (let i = lowerBound(terms, prefix); i < terms.length && terms[i]!.startsWith(prefix); i++) {
+        const t = terms[i]!
+        let ref = out.get(t)
+        if (!ref) out.set(t, (ref = { f: -1, d: -1, live: undefined }))
+        ref[key] = i
+      }
     }
-    for (const [t, data] of live) yield [t, { f: -1, live: data }]
+    for (const [t, data] of this.live.index.atPrefix(prefix).entries()) {
+      const ref = out.get(t)
+      if (ref) ref.live = data
+      else out.set(t, { f: -1, d: -1, live: data })
+    }
+    yield* out
   }
 
   /** Every indexed term within `maxDistance` edits of `term`. */
   fuzzy(term: string, maxDistance: number): Iterable<[string, TermRef]> {
     const out = new Map<string, TermRef>()
-    for (const i of fuzzySorted(this.frozen.terms, term, maxDistance)) {
-      out.set(this.frozen.terms[i]!, { f: i, live: undefined })
+    for (const [seg, key] of [[this.frozen, 'f'], [this.delta, 'd']] as const) {
+      for (const i of fuzzySorted(seg.terms, term, maxDistance)) {
+        const t = seg.terms[i]!
+        let ref = out.get(t)
+        if (!ref) out.set(t, (ref = { f: -1, d: -1, live: undefined }))
+        ref[key] = i
+      }
     }
     for (const [t, [data]] of this.live.index.fuzzyGet(term, maxDistance)) {
       const ref = out.get(t)
       if (ref) ref.live = data
-      else out.set(t, { f: -1, live: data })
+      else out.set(t, { f: -1, d: -1, live: data })
     }
     return out
   }
@@ -201,24 +231,25 @@ export class TextIndex {
       const at = fieldAt(this.frozen, ref.f, field)
       if (at >= 0) n += readVarint(this.frozen.bytes, at).value
     }
+    if (ref.d >= 0) {
+      const at = fieldAt(this.delta, ref.d, field)
+      if (at >= 0) n += readVarint(this.delta.bytes, at).value
+    }
     return n
   }
 
-  /** Calls fn(short id, tf) for every posting of the term in this field. */
+  /** Calls fn(short id, tf) for every posting of the term in this field, in ascending short id. */
   eachPosting(ref: TermRef, field: number, fn: (short: number, tf: number) => void) {
     if (ref.f >= 0) {
       const at = fieldAt(this.frozen, ref.f, field)
       if (at >= 0) decodeList(this.frozen.bytes, at, fn)
     }
+    if (ref.d >= 0) {
+      const at = fieldAt(this.delta, ref.d, field)
+      if (at >= 0) decodeList(this.delta.bytes, at, fn)
+    }
     const live = ref.live?.get(field)
     if (live) for (const [short, tf] of live) fn(short, tf)
-  }
-
-  /** Binary search in the frozen terms. */
-  private find(term: string): number {
-    const terms = this.frozen.terms
-    const i = lowerBound(terms, term)
-    return i < terms.length && terms[i] === term ? i : -1
   }
 
   /** Number of terms of a field in a document (BM25 length normalisation). */
@@ -241,35 +272,76 @@ export class TextIndex {
   }
 
   /**
-   * Merges the live segment into the frozen one, dropping the postings of discarded documents.
-   * Short ids are kept; the new live segment numbers on from the highest.
+   * Merges the live segment into the small frozen one, dropping the postings of discarded
+   * documents, and that one into the big one once it is an eighth of its size. Short ids are
+   * kept; the new live segment numbers on from the highest.
    */
   freeze() {
-    if (!this.live.index.size && !this.frozenDead) return
-    const liveTerms = [...this.live.index.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    const old = this.frozen
-    const clean = this.frozenDead === 0
-    const terms: string[] = []
+    if (this.live.index.size || this.deltaDead) {
+      const live = [...this.live.index.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      this.delta = this.merge(
+        this.delta,
+        this.deltaDead === 0,
+        live.map((e) => e[0]),
+        (j, f, fn) => {
+          const postings = live[j]![1].get(f)
+          if (postings) for (const [short, tf] of postings) fn(short, tf)
+        },
+      )
+      this.deltaDead = 0
+      this.live = new LiveText(this.live.nextId)
+    }
+    if (this.delta.bytes.length > Math.max(this.opts.deltaMinBytes ?? 1 << 16, this.frozen.bytes.length >>> 3)) {
+      this.mergeDelta()
+    }
+  }
+
+  /** Merges the small frozen segment into the big one (the live one must be empty). */
+  private mergeDelta() {
+    if (!this.delta.terms.length && !this.frozenDead) return
+    const delta = this.delta
+    this.frozen = this.merge(this.frozen, this.frozenDead === 0, delta.terms, (j, f, fn) => {
+      const at = fieldAt(delta, j, f)
+      if (at >= 0) decodeList(delta.bytes, at, fn)
+    })
+    this.delta = EMPTY
+    this.frozenDead = 0
+    this.deltaDead = 0
+    this.deltaStart = this.live.nextId
+  }
+
+  /**
+   * A frozen segment with `old`'s postings and then, per term of `terms` (sorted) and field, those
+   * `postings(j, field, fn)` gives (ascending short ids above old's), discarded documents left
+   * out. `clean`: old has no discarded documents, so its lists are copied as they are.
+   */
+  private merge(
+    old: Frozen,
+    clean: boolean,
+    terms: string[],
+    postings: (j: number, field: number, fn: (short: number, tf: number) => void) => void,
+  ): Frozen {
+    const outTerms: string[] = []
     const at: number[] = []
     const out = new ByteWriter(Math.max(1 << 16, old.bytes.length + (old.bytes.length >>> 3)))
     const list = new ByteWriter(1 << 12)
     let i = 0
     let j = 0
-    while (i < old.terms.length || j < liveTerms.length) {
+    while (i < old.terms.length || j < terms.length) {
       const a = old.terms[i]
-      const b = liveTerms[j]?.[0]
+      const b = terms[j]
       let fi = -1
-      let data: FieldTermData | undefined
+      let nj = -1
       if (b === undefined || (a !== undefined && a < b)) fi = i++
-      else if (a === undefined || b < a) data = liveTerms[j++]![1]
+      else if (a === undefined || b < a) nj = j++
       else {
         fi = i++
-        data = liveTerms[j++]![1]
+        nj = j++
       }
       const term = fi >= 0 ? a! : b!
-      if (clean && !data) {
-        // untouched since the last freeze: its bytes as they are
-        terms.push(term)
+      if (clean && nj < 0) {
+        // untouched since the last merge: its bytes as they are
+        outTerms.push(term)
         at.push(out.length)
         out.bytes(old.bytes.subarray(old.at[fi]!, old.at[fi + 1]!))
         continue
@@ -279,8 +351,6 @@ export class TextIndex {
       let written = 0
       for (let f = 0; f < N_FIELDS; f++) {
         const p = fi >= 0 ? fieldAt(old, fi, f) : -1
-        const postings = data?.get(f)
-        if (p < 0 && !postings) continue
         list.length = 0
         let n = 0
         let prev = 0
@@ -300,7 +370,7 @@ export class TextIndex {
           n = h0.value
           prev = h1.value
         } else if (p >= 0) decodeList(old.bytes, p, add)
-        if (postings) for (const [short, tf] of postings) add(short, tf)
+        if (nj >= 0) postings(nj, f, add)
         if (!n) continue
         out.byte(f)
         out.varint(n)
@@ -315,17 +385,16 @@ export class TextIndex {
         continue
       }
       out.setByte(start, written)
-      terms.push(term)
+      outTerms.push(term)
       at.push(start)
     }
     at.push(out.length)
-    this.frozen = { terms, at: Uint32Array.from(at), bytes: out.array() }
-    this.frozenDead = 0
-    this.live = new LiveText(this.live.nextId)
+    return { terms: outTerms, at: Uint32Array.from(at), bytes: out.array() }
   }
 
   dump(): TextSnapshot {
     this.freeze()
+    this.mergeDelta()
     const docs: number[] = []
     for (let short = 0; short < this.shortToDoc.length; short++) {
       const doc = this.shortToDoc[short]!
@@ -414,6 +483,7 @@ export class TextIndex {
       a.byteLength < a.buffer.byteLength ? (a.slice() as A) : a
     t.frozen = { terms: s.terms, at: own(s.at), bytes: own(s.bytes) }
     t.live = new LiveText(s.nextId)
+    t.deltaStart = s.nextId
     return t
   }
 }
@@ -434,6 +504,12 @@ function fieldAt(frozen: Frozen, i: number, field: number): number {
     p = len.next + len.value
   }
   return -1
+}
+
+/** The index of a term in a frozen segment, or -1. */
+function find(seg: Frozen, term: string): number {
+  const i = lowerBound(seg.terms, term)
+  return i < seg.terms.length && seg.terms[i] === term ? i : -1
 }
 
 /** First index whose term is ≥ `key`. */
