@@ -56,9 +56,11 @@ async function waitFor(check: () => boolean | Promise<boolean>, ms: number, what
   }
 }
 
+// empty lines left out: a file read between its creation and the job's write is empty (a run
+// once read it as pid 0)
 const startedBy = (dir: string) =>
   existsSync(join(dir, 'started'))
-    ? readFileSync(join(dir, 'started'), 'utf8').trim().split('\n').map(Number)
+    ? readFileSync(join(dir, 'started'), 'utf8').split('\n').filter((l) => l.trim()).map(Number)
     : []
 
 describe('npm run worker', () => {
