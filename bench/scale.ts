@@ -339,7 +339,7 @@ function indexBreakdown(dbFile: string) {
     docToShort: Int32Array
     lengths: Uint32Array[]
   }
-  // value sets are built on the first filter or facet of a field: each field's sets are built,
+  // a field's postings (value → documents) are built on its first filter: each field's are built,
   // measured, then the field is dropped (its drop minus its sets: values and per-document ids)
   let setsTotal = 0
   const buildSets = (k: string) => {
@@ -356,7 +356,7 @@ function indexBreakdown(dbFile: string) {
     parts.push({
       part: `exact ${k}: values, value ids per document`,
       bytes: before - heapNow() - sets,
-      note: `${values} values; + ${fmtMB(sets)} MB of value → document Sets once filtered/faceted`,
+      note: `${values} values; + ${fmtMB(sets)} MB of value → documents arrays once filtered`,
       sets,
     })
   }
@@ -396,7 +396,8 @@ function indexBreakdown(dbFile: string) {
     valueSetBytes: setsTotal,
     loadMs,
     parts: parts.sort((a, b) => b.bytes - a.bytes),
-    bitsCacheBound: { perBitset: bitsetBytes, max: 5001 * bitsetBytes },
+    // as MemoryIndex bounds it: at most 5,000 sets and about 16 MiB together
+    bitsCacheBound: { perBitset: bitsetBytes, max: Math.min(5000, Math.max(16, Math.floor((16 * 2 ** 20) / bitsetBytes))) * bitsetBytes },
   }
 }
 
@@ -739,7 +740,7 @@ function printSize(r: Checkpoint & { goals: Goal[] }, log: (s: string) => void) 
   for (const p of r.index.parts.filter((p) => !small(p))) log(`  ${lpad(fmtMB(p.bytes), 8)} MB  ${p.part}${p.note ? `  (${p.note})` : ''}`)
   const rest = r.index.parts.filter(small)
   if (rest.length) log(`  ${lpad(fmtMB(rest.reduce((n, p) => n + p.bytes, 0)), 8)} MB  ${rest.length} smaller parts (${rest.map((p) => p.part.split(':')[0]).join(', ')})`)
-  log(`  ${lpad(fmtMB(r.index.restoredBytes), 8)} MB  total as loaded (+ ${fmtMB(r.index.valueSetBytes)} MB once every field's value sets are built); bitset cache bound: 5,001 × ${fmt(r.index.bitsCacheBound.perBitset / 1000, 1)} kB = ${fmtMB(r.index.bitsCacheBound.max)} MB`)
+  log(`  ${lpad(fmtMB(r.index.restoredBytes), 8)} MB  total as loaded (+ ${fmtMB(r.index.valueSetBytes)} MB once every field's postings are built); bitset cache bound: ${fmt(r.index.bitsCacheBound.max / r.index.bitsCacheBound.perBitset)} × ${fmt(r.index.bitsCacheBound.perBitset / 1000, 1)} kB = ${fmtMB(r.index.bitsCacheBound.max)} MB`)
   log(`database bytes by table (indexes included; file ${fmtMB(r.db.file)} MB):`)
   for (const t of r.db.tables.slice(0, 12)) {
     const idx = Object.entries(t.indexes).sort((a, b) => b[1] - a[1])

@@ -98,8 +98,16 @@ export function forgetPackages(ctx: ActionContext) {
   for (const k of [...ctx.memo.keys()]) if (k.startsWith('package:')) ctx.memo.delete(k)
 }
 
-/** package_show dicts for these ids (unknown ids are absent from the map). */
-export async function packageDicts(ctx: ActionContext, ids: string[]): Promise<Map<string, PackageDict>> {
+/**
+ * package_show dicts for these ids (unknown ids are absent from the map). `cache: false` (the
+ * search index reading what it re-indexes): dicts already cached are used, new ones are not kept,
+ * so indexing a bulk load does not push out the dicts that reads use.
+ */
+export async function packageDicts(
+  ctx: ActionContext,
+  ids: string[],
+  opts: { cache?: boolean } = {},
+): Promise<Map<string, PackageDict>> {
   const out = new Map<string, PackageDict>()
   const missing: string[] = []
   for (const id of ids) {
@@ -111,7 +119,7 @@ export async function packageDicts(ctx: ActionContext, ids: string[]): Promise<M
   const generation = ctx.caches.packageGeneration
   const built = await buildPackageDicts(ctx, [...new Set(missing)])
   // A write may have landed while we read: only cache what is still current.
-  const cacheable = generation === ctx.caches.packageGeneration
+  const cacheable = opts.cache !== false && generation === ctx.caches.packageGeneration
   for (const [id, dict] of built) {
     out.set(id, dict)
     if (cacheable) {

@@ -236,7 +236,7 @@ export class MemorySearchService implements SearchService {
     for (let i = 0; i < ids.length; i += BATCH) {
       const slice = ids.slice(i, i + BATCH)
       const stamp = ++this.stamp
-      const dicts = await packageDicts(this.ctx(io), slice)
+      const dicts = await packageDicts(this.ctx(io), slice, { cache: false })
       const index = this.index!
       for (const id of slice) {
         if (this.opts.perRequest) {
@@ -287,7 +287,7 @@ export class MemorySearchService implements SearchService {
     const docs: IndexDoc[] = []
     const stamp = ++this.stamp
     for (let i = 0; i < ids.length; i += BATCH) {
-      const dicts = await packageDicts(this.ctx(io), ids.slice(i, i + BATCH))
+      const dicts = await packageDicts(this.ctx(io), ids.slice(i, i + BATCH), { cache: false })
       for (const d of dicts.values()) if (d.state !== 'deleted') docs.push(indexDocument(d, opts))
     }
     if (this.index) return // a concurrent load finished first
