@@ -120,17 +120,23 @@ export class MemorySearchService implements SearchService {
   /** The index with every change the feed has delivered applied. */
   async ready(): Promise<SearchIndex> {
     if (!this.index) {
-      await (this.loading ??= this.load(this.deps).then(
-        async () => {
-          while (this.hasPending) await (this.running ??= this.refresh(this.deps).finally(() => (this.running = null)))
-          this.opts.afterBulkWork?.()
-        },
-      ).finally(() => (this.loading = null)))
+      // the first load also applies the log tail before its garbage is collected
+      const first = async () => {
+        await this.load(this.deps)
+        await this.applyPending()
+        this.opts.afterBulkWork?.()
+      }
+      await (this.loading ??= first().finally(() => (this.loading = null)))
     }
+    await this.applyPending()
+    return this.index!
+  }
+
+  /** Applies every pending change; concurrent callers share one refresh at a time. */
+  private async applyPending() {
     while (this.hasPending) {
       await (this.running ??= this.refresh(this.deps).finally(() => (this.running = null)))
     }
-    return this.index!
   }
 
   through(io: SearchIo): SearchService {
