@@ -16,7 +16,7 @@ export interface ExactDump {
 /**
  * Per document its value ids, in typed arrays: `head[doc]` is -1 (no value), a value id (one
  * value), or -2 - offset of a list in `pool` (its length, then its ids). A replaced list stays in
- * the pool as garbage until the index is compacted (dump and load).
+ * the pool as garbage until half of the pool is (see clear).
  */
 class Forward {
   head = new Int32Array(16).fill(NONE)
@@ -240,10 +240,6 @@ export class ExactField {
     return this.values.idOf(value)
   }
 
-  private intern(value: string): number {
-    return this.values.intern(value)
-  }
-
   /** Notes that a document's values changed after the postings were built. */
   private touch(doc: number) {
     if (!this.postings) return
@@ -321,15 +317,14 @@ export class ExactField {
   }
 
   set(doc: number, values: string[]) {
+    if (!values.length) return this.remove(doc)
     this.touch(doc)
-    this.remove(doc)
-    if (!values.length) return
     const ids: number[] = []
     for (const v of values) {
-      const id = this.intern(v)
+      const id = this.values.intern(v)
       if (!ids.includes(id)) ids.push(id)
     }
-    this.forward.set(doc, ids)
+    this.forward.set(doc, ids) // replaces what the document had
   }
 
   remove(doc: number) {
