@@ -76,19 +76,23 @@ const app = createApp(
     : deps,
 )
 const port = Number(env.PORT ?? 5000)
-const server = serve({
-  port,
-  hostname: env.HOST ?? '0.0.0.0',
-  fetch: (req) => app.fetch(req),
-})
+const source = syncUrl ? `replica ${url} of ${syncUrl}` : `database ${url}`
+// Told once the socket is bound (serve() binds after this tick): a client that waits for the line
+// (the tests, scripts/replicas.ts) must not connect before the server accepts.
+const server = serve(
+  {
+    port,
+    hostname: env.HOST ?? '0.0.0.0',
+    fetch: (req) => app.fetch(req),
+  },
+  () => console.log(`Listening on http://localhost:${port} (${source})`),
+)
 // Node closes an idle keep-alive connection after 5 s, about when clients (undici: 4 s) reuse it:
 // a request sent as the server closes fails with "other side closed" / ECONNRESET. Idle
 // connections are kept longer than common clients keep them instead.
 const httpServer = server as unknown as { keepAliveTimeout: number; headersTimeout: number }
 httpServer.keepAliveTimeout = 65_000
 httpServer.headersTimeout = 66_000
-const source = syncUrl ? `replica ${url} of ${syncUrl}` : `database ${url}`
-console.log(`Listening on http://localhost:${port} (${source})`)
 // Load (or build) the search index now, so the first package_search does not wait for it.
 deps.search.ready().catch((e) => console.error('search index load failed', e))
 
