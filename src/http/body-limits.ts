@@ -103,6 +103,16 @@ export function checkDeclaredLength(headers: Headers, maxBytes: number) {
   if (len > maxBytes) throw tooLarge(maxBytes)
 }
 
+/**
+ * The body length a request declares (Content-Length as digits, no Transfer-Encoding beside it),
+ * else undefined: the body's end is then known only by reading it.
+ */
+export function declaredLength(headers: Headers): number | undefined {
+  const v = headers.get('content-length')
+  if (v === null || !/^\s*\d{1,15}\s*$/.test(v) || headers.has('transfer-encoding')) return undefined
+  return Number(v)
+}
+
 /** `checkJsonShape` of lib/bounded-json.ts, refusing with a Validation Error. */
 export function checkJsonShape(text: string, l: BodyLimits) {
   try {

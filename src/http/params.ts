@@ -9,6 +9,7 @@ import {
   checkPairs,
   drainCapped,
   readCapped,
+  declaredLength,
   tooLarge,
   tooLong,
   tooManyKeys,
@@ -84,8 +85,12 @@ export async function readDataDict(
     checkPairs(pairs, limits)
     return collect(pairs)
   }
-  // The body is read once, whatever its type (a second read is "Body is unusable").
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && req.body !== null
+  // The body is read once, whatever its type (a second read is "Body is unusable"). A declared
+  // length answers whether there is one without touching `req.body`: on Node that getter builds a
+  // whole web Request and stream around the socket (~0.15 ms a request).
+  const declared = declaredLength(req.headers)
+  const hasBody =
+    req.method !== 'GET' && req.method !== 'HEAD' && (declared !== undefined ? declared > 0 : req.body !== null)
 
   if (hasBody && isMultipart) {
     const boundary = boundaryOf(req.headers.get('content-type') ?? '')
@@ -133,7 +138,11 @@ export async function readDataDict(
   let buf: Uint8Array | null = null
   if (hasBody) {
     checkDeclaredLength(req.headers, limits.maxBytes)
-    buf = await readCapped(req.body!, limits.maxBytes)
+    // With a declared length (checked above) the framing of HTTP holds the body to it, and
+    // arrayBuffer() reads it at once (on Node straight from the socket); else it streams in
+    // and is cut off past the limit.
+    buf = declared !== undefined ? new Uint8Array(await req.arrayBuffer()) : await readCapped(req.body!, limits.maxBytes)
+    if (buf.byteLength > limits.maxBytes) throw tooLarge(limits.maxBytes) // a Request made in-process
   }
   if (buf && buf.byteLength && isForm) {
     const text = decode(buf)

@@ -184,6 +184,36 @@ describe('the body size limit', () => {
     expect(env.error.message).toMatch(/10 MB/)
   })
 
+  it('reads a body by its declared length over a socket, and refuses one declared over the limit', async () => {
+    // undici declares the length of a string body: the read takes the declared-length path
+    const admin = await t.make.sysadmin()
+    const notes = 'é'.repeat(MB)
+    const ok = await fetch(`${server.url}/api/3/action/package_create`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'declared-length', notes }),
+      headers: { 'content-type': 'application/json', authorization: admin.apikey },
+    })
+    expect(ok.status).toBe(200)
+    expect((await ok.json()).result.notes).toBe(notes)
+    const empty = await fetch(`${server.url}/api/3/action/package_search?rows=0`, { method: 'POST', body: '' })
+    expect((await empty.json()).success).toBe(true)
+    const big = await fetch(`${server.url}/api/3/action/site_read`, {
+      method: 'POST',
+      body: `{"x": "${'a'.repeat(11 * MB)}"}`,
+      headers: { 'content-type': 'application/json' },
+    })
+    expect(big.status).toBe(413)
+  })
+
+  it('does not trust a declared length smaller than an in-process body over the limit', async () => {
+    const res = await t.app.request('/api/3/action/site_read', {
+      method: 'POST',
+      body: `{"x": "${'a'.repeat(11 * MB)}"}`,
+      headers: { 'content-type': 'application/json', 'content-length': '10' },
+    })
+    expect(res.status).toBe(413)
+  })
+
   it('refuses too many form fields and multipart text over the limit', async () => {
     const many = Array.from({ length: 100_001 }, (_, i) => `k${i}=1`).join('&')
     const r = await post('site_read', many, 'application/x-www-form-urlencoded')
