@@ -109,6 +109,7 @@ export async function searchTable(
           .then((r) => ({ columns: r.columns.map((c) => c.name), rows: r.rows }))
       : db.query(sql, args)
   let counted: DsResult | undefined
+  let counting: Promise<DsResult> | undefined
   let page: DsResult
   if (includeTotal && db.queryBatch && !runner) {
     // over a network the count rides along in the page's round trip
@@ -118,7 +119,15 @@ export async function searchTable(
       plan.sql,
       plan.args,
     )) as [DsResult, DsResult]
-  } else page = await run(() => query(plan.sql, plan.args as InValue[]), plan.sql, plan.args)
+  } else {
+    // the runner has connections of its own (a pool; requests to a server): the count runs beside
+    // the page instead of after it, one round trip of latency instead of two
+    if (includeTotal && runner) {
+      counting = run(() => query(plan.countSql, plan.countArgs as InValue[]), plan.countSql, plan.countArgs)
+      counting.catch(() => {}) // awaited below unless the page fails first or already holds every match
+    }
+    page = await run(() => query(plan.sql, plan.args as InValue[]), plan.sql, plan.args)
+  }
   const dec = columnDecoders(t, plan.columns)
   const rows = page.rows.map((r) => r.map((v, i) => dec[i]!(v)))
   let total: number | undefined
@@ -127,7 +136,8 @@ export async function searchTable(
     if (spec.offset === 0 && rows.length < spec.limit) total = rows.length
     else if (counted) total = Number(counted.rows[0]?.[0] ?? 0)
     else {
-      const c = await run(() => query(plan.countSql, plan.countArgs as InValue[]), plan.countSql, plan.countArgs)
+      const c = await (counting ??
+        run(() => query(plan.countSql, plan.countArgs as InValue[]), plan.countSql, plan.countArgs))
       total = Number(c.rows[0]?.[0] ?? 0)
     }
   }
