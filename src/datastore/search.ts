@@ -120,9 +120,9 @@ export async function searchTable(
       plan.args,
     )) as [DsResult, DsResult]
   } else {
-    // the runner has connections of its own (a pool; requests to a server): the count runs beside
-    // the page instead of after it, one round trip of latency instead of two
-    if (includeTotal && runner) {
+    // a runner with a local pool runs the count beside the page instead of after it (over a
+    // network it would be one more request, even where the page turns out to hold every match)
+    if (includeTotal && runner?.concurrent) {
       counting = run(() => query(plan.countSql, plan.countArgs as InValue[]), plan.countSql, plan.countArgs)
       counting.catch(() => {}) // awaited below unless the page fails first or already holds every match
     }

@@ -28,6 +28,11 @@ export interface SqlRunner {
   tablesRead(sql: string): Promise<string[]>
   /** Runs a read-only query (`args` bound to its `?`); SqlTimeout after timeoutMs; at most maxRows rows. */
   run(sql: string, opts: { timeoutMs: number; maxRows: number; args?: InValue[] }): Promise<SqlResult>
+  /**
+   * Statements run side by side on connections of the runner's own, at no extra cost (a local
+   * pool): a search's count starts with its page. Unset where each statement is a request.
+   */
+  concurrent?: boolean
   close(): void
 }
 

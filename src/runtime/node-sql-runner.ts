@@ -204,6 +204,7 @@ export function openNodeSqlRunner(path: string, opts: { connections?: number } =
   let closed = false
 
   return {
+    concurrent: true,
     async tablesRead(sql) {
       const ops = explain(checker, sql)
       const names = new Set<string>()
