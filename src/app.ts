@@ -8,6 +8,7 @@ import { mountUtilRoutes } from './http/util-routes'
 import { mountDumpRoute } from './http/dump-route'
 import { mountDownloadRoute } from './http/download-route'
 import { mountImageRoute } from './http/image-route'
+import { mountWebRoutes } from './web/mount'
 
 /** `source`: the process's Deps, or a way to build them per request (see http/deps-source.ts). */
 export function createApp(source: DepsSource) {
@@ -28,6 +29,7 @@ export function createApp(source: DepsSource) {
   mountDumpRoute(app, deps)
   mountDownloadRoute(app, deps)
   mountImageRoute(app, deps)
+  mountWebRoutes(app, deps)
   app.onError((err) => internalError(err))
   return app
 }

@@ -1,0 +1,90 @@
+/** @jsxImportSource hono/jsx */
+// The web pages on CKAN's URL scheme, server-rendered from the same action code as the API:
+// `/`, `/dataset`, `/dataset/<name>`, `/dataset/<name>/resource/<id>`, `/organization[/<name>]`,
+// `/group[/<name>]`, `/user/<name>`, `/about`; a 404 page for other non-API paths; the stylesheet.
+import type { Context, Hono } from 'hono'
+import type { Child } from 'hono/jsx'
+import type { DepsResolver } from '../http/deps-source'
+import { serverErrors } from '../http/internal-error'
+import { NotAuthorized, NotFound, ValidationError } from '../errors'
+import { toHex } from '../lib/hex'
+import { Layout } from './layout'
+import { openPage, siteInfo, type Page } from './page'
+import { datasetPage, resourcePage, searchPage } from './pages/datasets'
+import { aboutPage, homePage } from './pages/home'
+import { listPage, readPage } from './pages/orgs'
+import { userPage } from './pages/user'
+import { stylesheet } from './style'
+
+const HTML = 'text/html; charset=utf-8'
+
+async function html(node: Child, status = 200): Promise<Response> {
+  const body = '<!doctype html>' + (await (node as { toString(): string | Promise<string> }).toString())
+  return new Response(body, { status, headers: { 'content-type': HTML, 'cache-control': 'no-cache' } })
+}
+
+function notFoundView(page: Page | null, what = 'Page') {
+  const site = page ? siteInfo(page) : { title: 'CKAN', description: '', logo: '', intro: '', about: '' }
+  return (
+    <Layout site={site} title={`${what} not found`} user={page?.ctx.user?.name}>
+      <h1>{what} not found</h1>
+      <p>The page you asked for does not exist, or you are not allowed to see it.</p>
+      <p>
+        <a href="/dataset">Search the datasets</a>
+      </p>
+    </Layout>
+  )
+}
+
+/** Runs a page: Not Found and Authorization errors show the 404 page (a private object's page looks like a missing one). */
+function route(source: DepsResolver, what: string, render: (page: Page, c: Context) => Promise<Child | null> | Child | null) {
+  return async (c: Context) => {
+    let page: Page | null = null
+    try {
+      page = await openPage(source, c.req.raw)
+      const node = await render(page, c)
+      return node === null ? await html(notFoundView(page, what), 404) : await html(node)
+    } catch (e) {
+      if (e instanceof NotFound || e instanceof NotAuthorized || e instanceof ValidationError) {
+        return html(notFoundView(page, what), 404)
+      }
+      serverErrors.count++
+      const id = toHex(crypto.getRandomValues(new Uint8Array(6)))
+      console.error(`internal error (request ${id}): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+      return new Response(`<!doctype html><title>Server error</title><h1>Server error</h1><p>Request ${id}</p>`, {
+        status: 500,
+        headers: { 'content-type': HTML, 'x-request-id': id },
+      })
+    }
+  }
+}
+
+export function mountWebRoutes(app: Hono, source: DepsResolver) {
+  app.get(stylesheet.path, () =>
+    new Response(stylesheet.text, {
+      headers: { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' },
+    }),
+  )
+  app.get('/robots.txt', (c) => c.text('User-agent: *\nDisallow: /api/\nDisallow: /datastore/dump/\n'))
+  app.get('/', route(source, 'Page', (page) => homePage(page)))
+  app.get('/about', route(source, 'Page', (page) => aboutPage(page)))
+  app.get('/dataset', route(source, 'Page', (page) => searchPage(page)))
+  app.get('/dataset/', route(source, 'Page', (page) => searchPage(page)))
+  app.get('/dataset/:id', route(source, 'Dataset', (page, c) => datasetPage(page, c.req.param('id')!)))
+  app.get(
+    '/dataset/:id/resource/:rid',
+    route(source, 'Resource', (page, c) => resourcePage(page, c.req.param('id')!, c.req.param('rid')!)),
+  )
+  for (const kind of ['organization', 'group'] as const) {
+    app.get(`/${kind}`, route(source, 'Page', (page) => listPage(page, kind)))
+    app.get(`/${kind}/`, route(source, 'Page', (page) => listPage(page, kind)))
+    app.get(`/${kind}/:id`, route(source, kind === 'group' ? 'Group' : 'Organization', (page, c) => readPage(page, kind, c.req.param('id')!)))
+  }
+  app.get('/user/:id', route(source, 'User', (page, c) => userPage(page, c.req.param('id')!)))
+  // other paths: the API's plain 404 under /api and /datastore, the 404 page elsewhere
+  app.notFound(async (c) => {
+    const path = new URL(c.req.url).pathname
+    if (c.req.method !== 'GET' || path.startsWith('/api') || path.startsWith('/datastore')) return c.text('404 Not Found', 404)
+    return route(source, 'Page', () => null)(c)
+  })
+}

@@ -1,0 +1,42 @@
+// What every web page does before rendering: the request's services and caller (the same
+// requestContext as the Action API, so the same authorization), and actions called in-process.
+import { registry } from '../actions'
+import { invoke } from '../actions/invoke'
+import type { ActionContext, Deps } from '../context'
+import type { DataDict } from '../data-dict'
+import type { DepsResolver } from '../http/deps-source'
+import { requestContext } from '../http/action-route'
+
+export interface Page {
+  deps: Deps
+  ctx: ActionContext
+  url: URL
+}
+
+export async function openPage(source: DepsResolver, req: Request): Promise<Page> {
+  const deps = await source.of(req)
+  const ctx = await requestContext(deps, req.headers)
+  ctx.requestUrl = req.url
+  return { deps, ctx, url: new URL(req.url) }
+}
+
+/** Runs action `name` as the page's caller: its errors (Not Found, Authorization…) propagate. */
+export function call<R = any>(page: Page, name: string, data: DataDict = {}): Promise<R> {
+  const action = registry.get(name)
+  if (!action) throw new Error(`no action ${name}`)
+  return invoke(page.ctx, action, data) as Promise<R>
+}
+
+/** The site's settings a layout shows (runtime-editable through config_option_update). */
+export function siteInfo(page: Page) {
+  const c = page.deps.config
+  return {
+    title: c.str('service.site_title'),
+    description: c.str('service.site_description'),
+    logo: c.str('service.site_logo'),
+    intro: c.str('service.site_intro_text'),
+    about: c.str('service.site_about'),
+  }
+}
+
+export type SiteInfo = ReturnType<typeof siteInfo>

@@ -1,0 +1,371 @@
+/** @jsxImportSource hono/jsx */
+// /dataset (search), /dataset/<name> and /dataset/<name>/resource/<id>.
+import { DatasetList, FacetList, Markdown, Pager, datasetHref, type FacetItem } from '../components'
+import { Crumbs, Layout } from '../layout'
+import { renderMarkdown } from '../markdown'
+import { call, siteInfo, type Page } from '../page'
+import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, readDatasetQuery, searchParams, withParams } from '../search-query'
+import { SearchQueryError, SearchError, ValidationError } from '../../errors'
+
+type Dict = Record<string, any>
+const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v))
+
+/** A dataset search (the /dataset page, and an organization's or group's list): results, facets, pager. */
+export async function datasetSearch(page: Page, base: string, extraFq?: string) {
+  const query = readDatasetQuery(page.url.searchParams)
+  let result: Dict = { count: 0, results: [], search_facets: {} }
+  let error = ''
+  try {
+    result = await call(page, 'package_search', searchParams(query, extraFq))
+  } catch (e) {
+    if (!(e instanceof SearchQueryError || e instanceof SearchError || e instanceof ValidationError)) throw e
+    error = 'The search could not be understood. Try fewer special characters.'
+  }
+  const params = page.url.searchParams
+  const facets = (result.search_facets ?? {}) as Record<string, { items: FacetItem[] }>
+  const active = (field: string, name: string) => query.filters.some(([k, v]) => k === field && v === name)
+  const view = (
+    <div class="layout">
+      <aside class="facets" aria-label="Filters">
+        {FACETS.map((f) => (
+          <FacetList
+            title={FACET_TITLES[f]}
+            items={[...(facets[f]?.items ?? [])].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name))}
+            active={(name) => active(f, name)}
+            href={(name) => withParams(base, params, {}, active(f, name) ? { remove: [f, name] } : { add: [f, name] })}
+          />
+        ))}
+      </aside>
+      <section aria-label="Results">
+        <form class="searchbar" method="get" action={base} role="search">
+          <label class="skip" for="q">
+            Search
+          </label>
+          <input id="q" type="search" name="q" value={query.q} placeholder="Search datasets" />
+          {query.filters.map(([k, v]) => (
+            <input type="hidden" name={k} value={v} />
+          ))}
+          <label for="sort">Order by</label>
+          <select id="sort" name="sort">
+            {SORTS.map(([value, label]) => (
+              <option value={value} selected={(query.sort || (query.q ? SORTS[0]![0] : 'metadata_modified desc')) === value}>
+                {label}
+              </option>
+            ))}
+          </select>
+          <button type="submit">Search</button>
+        </form>
+        {error ? (
+          <p role="alert">{error}</p>
+        ) : (
+          <p>
+            <strong>{result.count.toLocaleString('en-US')}</strong> {result.count === 1 ? 'dataset' : 'datasets'} found
+            {query.q ? (
+              <>
+                {' '}
+                for “<span>{query.q}</span>”
+              </>
+            ) : null}
+          </p>
+        )}
+        <DatasetList items={result.results} />
+        <Pager page={query.page} count={result.count} size={PAGE_SIZE} href={(n) => withParams(base, params, { page: n > 1 ? String(n) : undefined })} />
+      </section>
+    </div>
+  )
+  const api = new URLSearchParams()
+  for (const [k, v] of Object.entries(searchParams(query, extraFq))) if (v !== '' && k !== 'facet.field' && k !== 'facet.limit') api.set(k, String(v))
+  return { view, result, query, alternate: `/api/3/action/package_search?${api}` }
+}
+
+export async function searchPage(page: Page) {
+  const { view, alternate } = await datasetSearch(page, '/dataset')
+  return (
+    <Layout site={siteInfo(page)} title="Datasets" user={page.ctx.user?.name} alternate={alternate}>
+      <h1>Datasets</h1>
+      {view}
+    </Layout>
+  )
+}
+
+function Resources({ d }: { d: Dict }) {
+  const resources = (d.resources ?? []) as Dict[]
+  if (!resources.length) return <p class="muted">This dataset has no data files or links.</p>
+  return (
+    <ul class="items">
+      {resources.map((r) => (
+        <li>
+          <h3>
+            <a href={`${datasetHref(d)}/resource/${encodeURIComponent(r.id)}`}>{text(r.name) || 'Unnamed resource'}</a>{' '}
+            {r.format ? <span class="badge">{text(r.format)}</span> : null}
+          </h3>
+          {r.description ? <p>{text(r.description)}</p> : null}
+          {r.url ? (
+            <a href={safeUrl(r.url)} rel="nofollow">
+              {r.url_type === 'upload' ? 'Download' : 'Go to resource'}
+            </a>
+          ) : null}
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+/** A link target from stored data: http(s) and relative URLs only (no javascript: or data:). */
+export function safeUrl(u: unknown): string {
+  const s = text(u).trim()
+  return /^(https?:\/\/|\/(?!\/))/i.test(s) ? s : /^[a-z][a-z0-9+.-]*:/i.test(s) || s.startsWith('//') ? '#' : s
+}
+
+function activityLine(a: Dict): string {
+  const what = text(a.activity_type)
+  const verb = what.startsWith('new') ? 'created' : what.startsWith('deleted') ? 'deleted' : 'updated'
+  return `${text(a.user_name ?? a.data?.actor ?? 'Someone')} ${verb} the dataset`
+}
+
+export async function datasetPage(page: Page, id: string) {
+  const d: Dict = await call(page, 'package_show', { id })
+  let activity: Dict[] = []
+  try {
+    activity = await call(page, 'package_activity_list', { id: d.id, limit: 5 })
+  } catch {
+    activity = [] // activity may be switched off or not readable by this caller
+  }
+  const extras = (d.extras ?? []) as Dict[]
+  const org = d.organization as Dict | null
+  return (
+    <Layout site={siteInfo(page)} title={text(d.title) || text(d.name)} user={page.ctx.user?.name} alternate={`/api/3/action/package_show?id=${encodeURIComponent(d.id)}`} description={text(d.notes)}>
+      <Crumbs items={[['Datasets', '/dataset'], ...(org ? ([[text(org.title) || text(org.name), `/organization/${encodeURIComponent(org.name)}`]] as [string, string][]) : []), [text(d.title) || text(d.name), datasetHref(d)]]} />
+      <h1>
+        {text(d.title) || text(d.name)} {d.private ? <span class="badge private">Private</span> : null}
+      </h1>
+      {d.notes ? <Markdown html={renderMarkdown(d.notes)} /> : <p class="muted">No description</p>}
+      <h2>Data and resources</h2>
+      <Resources d={d} />
+      {(d.tags ?? []).length ? (
+        <>
+          <h2>Tags</h2>
+          <ul class="tags">
+            {(d.tags as Dict[]).map((t) => (
+              <li>
+                <a href={`/dataset?tags=${encodeURIComponent(t.name)}`}>{text(t.display_name || t.name)}</a>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      <h2>Additional information</h2>
+      <dl class="meta">
+        {org ? (
+          <>
+            <dt>Organization</dt>
+            <dd>
+              <a href={`/organization/${encodeURIComponent(org.name)}`}>{text(org.title) || text(org.name)}</a>
+            </dd>
+          </>
+        ) : null}
+        {(d.groups ?? []).length ? (
+          <>
+            <dt>Groups</dt>
+            <dd>
+              {(d.groups as Dict[]).map((g, i) => (
+                <>
+                  {i ? ', ' : ''}
+                  <a href={`/group/${encodeURIComponent(g.name)}`}>{text(g.display_name || g.title || g.name)}</a>
+                </>
+              ))}
+            </dd>
+          </>
+        ) : null}
+        <dt>License</dt>
+        <dd>{d.license_url ? <a href={safeUrl(d.license_url)}>{text(d.license_title || d.license_id)}</a> : text(d.license_title || d.license_id) || 'Not specified'}</dd>
+        {d.author ? (
+          <>
+            <dt>Author</dt>
+            <dd>{text(d.author)}</dd>
+          </>
+        ) : null}
+        {d.maintainer ? (
+          <>
+            <dt>Maintainer</dt>
+            <dd>{text(d.maintainer)}</dd>
+          </>
+        ) : null}
+        {d.version ? (
+          <>
+            <dt>Version</dt>
+            <dd>{text(d.version)}</dd>
+          </>
+        ) : null}
+        {d.url ? (
+          <>
+            <dt>Source</dt>
+            <dd>
+              <a href={safeUrl(d.url)} rel="nofollow">
+                {text(d.url)}
+              </a>
+            </dd>
+          </>
+        ) : null}
+        <dt>Last updated</dt>
+        <dd>{text(d.metadata_modified).slice(0, 10)}</dd>
+        <dt>Created</dt>
+        <dd>{text(d.metadata_created).slice(0, 10)}</dd>
+        {extras.map((e) => (
+          <>
+            <dt>{text(e.key)}</dt>
+            <dd>{text(e.value)}</dd>
+          </>
+        ))}
+      </dl>
+      {activity.length ? (
+        <>
+          <h2>Activity</h2>
+          <ul class="items">
+            {activity.map((a) => (
+              <li>
+                {activityLine(a)} <span class="muted">{text(a.timestamp).slice(0, 16).replace('T', ' ')}</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </Layout>
+  )
+}
+
+const PREVIEW_ROWS = 20
+
+export async function resourcePage(page: Page, id: string, resourceId: string) {
+  const d: Dict = await call(page, 'package_show', { id })
+  const r = ((d.resources ?? []) as Dict[]).find((x) => x.id === resourceId)
+  if (!r) return null
+  const params = page.url.searchParams
+  let preview: Dict | null = null
+  let previewError = ''
+  const pageNo = Math.max(1, Math.min(100_000, Number.parseInt(params.get('page') ?? '1', 10) || 1))
+  const sort = params.get('sort') ?? ''
+  const q = params.get('q') ?? ''
+  if (r.datastore_active) {
+    try {
+      preview = await call(page, 'datastore_search', {
+        resource_id: r.id,
+        limit: PREVIEW_ROWS,
+        offset: (pageNo - 1) * PREVIEW_ROWS,
+        ...(sort ? { sort } : {}),
+        ...(q ? { q } : {}),
+      })
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e
+      previewError = 'The preview could not be sorted or filtered that way.'
+    }
+  }
+  const base = `${datasetHref(d)}/resource/${encodeURIComponent(r.id)}`
+  const fields = ((preview?.fields ?? []) as Dict[]).filter((f) => f.id !== '_id')
+  return (
+    <Layout site={siteInfo(page)} title={`${text(r.name) || 'Resource'} - ${text(d.title) || text(d.name)}`} user={page.ctx.user?.name} alternate={`/api/3/action/resource_show?id=${encodeURIComponent(r.id)}`} description={text(r.description)}>
+      <Crumbs items={[['Datasets', '/dataset'], [text(d.title) || text(d.name), datasetHref(d)], [text(r.name) || 'Resource', base]]} />
+      <h1>{text(r.name) || 'Unnamed resource'}</h1>
+      {r.url ? (
+        <p>
+          <a class="button" href={safeUrl(r.url)} rel="nofollow">
+            {r.url_type === 'upload' ? 'Download' : 'Go to resource'}
+          </a>{' '}
+          <span class="muted">{text(r.url)}</span>
+        </p>
+      ) : null}
+      {r.description ? <Markdown html={renderMarkdown(r.description)} /> : null}
+      {r.datastore_active ? (
+        <>
+          <h2>Data preview</h2>
+          <form class="searchbar" method="get" action={base} role="search">
+            <label for="rq">Filter rows</label>
+            <input id="rq" type="search" name="q" value={q} />
+            {sort ? <input type="hidden" name="sort" value={sort} /> : null}
+            <button type="submit">Filter</button>
+          </form>
+          {previewError ? <p role="alert">{previewError}</p> : null}
+          {preview ? (
+            <>
+              <p>
+                {Number(preview.total ?? 0).toLocaleString('en-US')} rows{q ? ' match' : ''}
+              </p>
+              <div class="scroll" tabindex={0} role="region" aria-label="Data preview">
+                <table>
+                  <thead>
+                    <tr>
+                      {fields.map((f) => {
+                        const asc = sort === `${f.id} asc` || sort === f.id
+                        const next = asc ? `${f.id} desc` : `${f.id} asc`
+                        return (
+                          <th scope="col" aria-sort={asc ? 'ascending' : sort === `${f.id} desc` ? 'descending' : undefined}>
+                            <a href={withParams(base, params, { sort: quoteField(next, f.id) })}>{text(f.id)}</a>
+                          </th>
+                        )
+                      })}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {((preview.records ?? []) as Dict[]).map((rec) => (
+                      <tr>
+                        {fields.map((f) => (
+                          <td>{cell(rec[f.id])}</td>
+                        ))}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager page={pageNo} count={Number(preview.total ?? 0)} size={PREVIEW_ROWS} href={(n) => withParams(base, params, { page: n > 1 ? String(n) : undefined })} />
+              <h2>Data dictionary</h2>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Column</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Label</th>
+                    <th scope="col">Description</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {fields.map((f) => (
+                    <tr>
+                      <td>{text(f.id)}</td>
+                      <td>{text(f.type)}</td>
+                      <td>{text(f.info?.label)}</td>
+                      <td>{text(f.info?.notes)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          ) : null}
+        </>
+      ) : null}
+      <h2>Additional information</h2>
+      <dl class="meta">
+        {['format', 'mimetype', 'size', 'created', 'last_modified'].map((k) =>
+          r[k] !== null && r[k] !== undefined && r[k] !== '' ? (
+            <>
+              <dt>{k.replace('_', ' ')}</dt>
+              <dd>{text(r[k])}</dd>
+            </>
+          ) : null,
+        )}
+        <dt>Data store</dt>
+        <dd>{r.datastore_active ? 'Yes' : 'No'}</dd>
+      </dl>
+    </Layout>
+  )
+}
+
+/** A sort clause naming a column in double quotes when it is not a plain identifier. */
+function quoteField(clause: string, id: string): string {
+  if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(id)) return clause
+  return `"${id.replace(/"/g, '""')}"${clause.slice(id.length)}`
+}
+
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return ''
+  return typeof v === 'object' ? JSON.stringify(v) : String(v)
+}

@@ -1,0 +1,61 @@
+/** @jsxImportSource hono/jsx */
+// /organization, /organization/<name>, /group, /group/<name>: the lists and each one's datasets.
+import { excerpt } from '../components'
+import { Crumbs, Layout } from '../layout'
+import { renderMarkdown } from '../markdown'
+import { Markdown } from '../components'
+import { call, siteInfo, type Page } from '../page'
+import { phrase } from '../search-query'
+import { datasetSearch } from './datasets'
+
+type Dict = Record<string, any>
+export type Kind = 'organization' | 'group'
+const text = (v: unknown) => (typeof v === 'string' ? v : '')
+const TITLES: Record<Kind, string> = { organization: 'Organizations', group: 'Groups' }
+
+export async function listPage(page: Page, kind: Kind) {
+  const q = page.url.searchParams.get('q') ?? ''
+  const items: Dict[] = await call(page, `${kind}_list`, { all_fields: true, sort: 'title asc', ...(q ? { q } : {}), limit: 1000 })
+  return (
+    <Layout site={siteInfo(page)} title={TITLES[kind]} user={page.ctx.user?.name} alternate={`/api/3/action/${kind}_list?all_fields=true`}>
+      <h1>{TITLES[kind]}</h1>
+      <form class="searchbar" method="get" action={`/${kind}`} role="search">
+        <label for="oq">Search {TITLES[kind].toLowerCase()}</label>
+        <input id="oq" type="search" name="q" value={q} />
+        <button type="submit">Search</button>
+      </form>
+      {items.length ? (
+        <ul class="cards">
+          {items.map((o) => (
+            <li>
+              <h2>
+                <a href={`/${kind}/${encodeURIComponent(o.name)}`}>{text(o.display_name) || text(o.title) || text(o.name)}</a>
+              </h2>
+              {o.description ? <p>{excerpt(o.description, 120)}</p> : null}
+              <p class="muted">
+                {Number(o.package_count ?? 0).toLocaleString('en-US')} {o.package_count === 1 ? 'dataset' : 'datasets'}
+              </p>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>No {TITLES[kind].toLowerCase()} found.</p>
+      )}
+    </Layout>
+  )
+}
+
+export async function readPage(page: Page, kind: Kind, id: string) {
+  const o: Dict = await call(page, `${kind}_show`, { id, include_datasets: false })
+  const fq = kind === 'organization' ? `owner_org:${phrase(o.id)}` : `groups:${phrase(o.name)}`
+  const { view } = await datasetSearch(page, `/${kind}/${encodeURIComponent(o.name)}`, fq)
+  const title = text(o.display_name) || text(o.title) || text(o.name)
+  return (
+    <Layout site={siteInfo(page)} title={title} user={page.ctx.user?.name} alternate={`/api/3/action/${kind}_show?id=${encodeURIComponent(o.id)}`} description={text(o.description)}>
+      <Crumbs items={[[TITLES[kind], `/${kind}`], [title, `/${kind}/${encodeURIComponent(o.name)}`]]} />
+      <h1>{title}</h1>
+      {o.description ? <Markdown html={renderMarkdown(o.description)} /> : null}
+      {view}
+    </Layout>
+  )
+}

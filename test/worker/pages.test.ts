@@ -1,0 +1,55 @@
+// Issue 18: the web pages render in workerd from the same code, against sqld, with the API's authorization.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { okWorker, startWorker, type WorkerEnv } from './harness'
+
+let w: WorkerEnv
+beforeAll(async () => {
+  w = await startWorker()
+}, 120_000)
+afterAll(async () => {
+  await w?.close()
+})
+
+async function page(path: string, as?: { apikey: string }) {
+  const res = await w.mf.dispatchFetch(`http://localhost${path}`, { headers: as ? { authorization: as.apikey } : {} })
+  return { status: res.status, type: res.headers.get('content-type') ?? '', html: await res.text() }
+}
+
+describe('web pages on the Worker', () => {
+  it('renders home, search, dataset, DataStore preview and organization pages; private stays hidden', async () => {
+    const org = await okWorker(w.mf, 'organization_create', { name: 'edge-web-org', title: 'Edge Web Org' }, w.sysadmin)
+    await okWorker(w.mf, 'package_create', { name: 'edge-web-data', title: 'Edge web data', notes: 'Some *notes*', owner_org: org.id, tags: [{ name: 'edge' }] }, w.sysadmin)
+    await okWorker(w.mf, 'package_create', { name: 'edge-web-private', title: 'Edge private', owner_org: org.id, private: true }, w.sysadmin)
+    const table = await okWorker(
+      w.mf,
+      'datastore_create',
+      { resource: { package_id: 'edge-web-data', name: 'Rows' }, fields: [{ id: 'n', type: 'int' }], records: Array.from({ length: 25 }, (_, i) => ({ n: i })) },
+      w.sysadmin,
+    )
+
+    const home = await page('/')
+    expect(home.status).toBe(200)
+    expect(home.type).toMatch(/^text\/html/)
+    expect(home.html).toContain('Edge web data')
+    expect(home.html).not.toContain('Edge private')
+
+    const search = await page('/dataset?q=edge&tags=edge')
+    expect(search.html).toContain('Edge web data')
+    expect(search.html).not.toContain('Edge private')
+    expect((await page('/dataset?q=private', w.sysadmin)).html).toContain('Edge private')
+
+    const ds = await page('/dataset/edge-web-data')
+    expect(ds.html).toContain('<em>notes</em>')
+    expect((await page('/dataset/edge-web-private')).status).toBe(404)
+
+    const preview = await page(`/dataset/edge-web-data/resource/${table.resource_id}?page=2`)
+    expect(preview.status).toBe(200)
+    expect(preview.html).toContain('25 rows')
+    expect(preview.html).toContain('<td>20</td>')
+    expect(preview.html).not.toContain('<td>3</td>')
+
+    const o = await page('/organization/edge-web-org')
+    expect(o.html).toContain('Edge web data')
+    expect((await page('/nowhere')).status).toBe(404)
+  })
+})
