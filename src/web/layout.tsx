@@ -12,10 +12,12 @@ export interface LayoutProps {
   /** The API call that gives this page's data as JSON (<link rel="alternate">). */
   alternate?: string
   description?: string
+  /** schema.org JSON-LD, already made safe for a script element (seo.ts scriptJson). */
+  jsonLd?: string
   children?: Child
 }
 
-export function Layout({ site, title, user, alternate, description, children }: LayoutProps) {
+export function Layout({ site, title, user, alternate, description, jsonLd, children }: LayoutProps) {
   const full = title ? `${title} - ${site.title}` : site.title
   return (
     <html lang="en">
@@ -28,6 +30,7 @@ export function Layout({ site, title, user, alternate, description, children }: 
         ) : null}
         <link rel="stylesheet" href={stylesheet.path} />
         {alternate ? <link rel="alternate" type="application/json" href={alternate} /> : null}
+        {jsonLd ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLd }} /> : null}
       </head>
       <body>
         <a class="skip" href="#content">

@@ -9,7 +9,8 @@ import { serverErrors } from '../http/internal-error'
 import { NotAuthorized, NotFound, ValidationError } from '../errors'
 import { toHex } from '../lib/hex'
 import { Layout } from './layout'
-import { openPage, siteInfo, type Page } from './page'
+import { call, openPage, siteInfo, type Page } from './page'
+import { SITEMAP_PAGE, siteBase, sitemapIndex, urlSet } from './seo'
 import { datasetPage, resourcePage, searchPage } from './pages/datasets'
 import { aboutPage, homePage } from './pages/home'
 import { listPage, readPage } from './pages/orgs'
@@ -59,13 +60,57 @@ function route(source: DepsResolver, what: string, render: (page: Page, c: Conte
   }
 }
 
+/** An XML sitemap for anonymous visitors (null: no such page). */
+function sitemap(source: DepsResolver, make: (page: Page, base: string, c: Context) => Promise<string | null>) {
+  return async (c: Context) => {
+    const page = await openPage(source, c.req.raw, { anonymous: true })
+    const xml = await make(page, siteBase(page.deps.config.str('service.site_url')), c)
+    if (xml === null) return c.text('404 Not Found', 404)
+    return new Response(xml, { headers: { 'content-type': 'application/xml; charset=utf-8', 'cache-control': 'public, max-age=3600' } })
+  }
+}
+
 export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.get(stylesheet.path, () =>
     new Response(stylesheet.text, {
       headers: { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' },
     }),
   )
-  app.get('/robots.txt', (c) => c.text('User-agent: *\nDisallow: /api/\nDisallow: /datastore/dump/\n'))
+  app.get('/robots.txt', async (c) => {
+    const base = siteBase(source.config(c.req.raw).str('service.site_url'))
+    return c.text(`User-agent: *\nDisallow: /api/\nDisallow: /datastore/dump/\nSitemap: ${base}/sitemap.xml\n`)
+  })
+  app.get('/sitemap.xml', sitemap(source, async (page, base) => {
+    const found: { count: number } = await call(page, 'package_search', { rows: 0 })
+    return sitemapIndex(base, Math.ceil(found.count / SITEMAP_PAGE))
+  }))
+  app.get('/:file{sitemap-[0-9]+\\.xml}', sitemap(source, async (page, base, c) => {
+    const n = Number(/([0-9]+)/.exec(c.req.param('file')!)![1])
+    if (n === 0) {
+      const [orgs, groups] = await Promise.all([
+        call<string[]>(page, 'organization_list', { limit: 1000 }),
+        call<string[]>(page, 'group_list', { limit: 1000 }),
+      ])
+      return urlSet([
+        ...['/', '/dataset', '/organization', '/group'].map((p) => ({ loc: `${base}${p}` })),
+        ...orgs.map((o) => ({ loc: `${base}/organization/${encodeURIComponent(o)}` })),
+        ...groups.map((g) => ({ loc: `${base}/group/${encodeURIComponent(g)}` })),
+      ])
+    }
+    if (n > 100_000) return null
+    const entries: { loc: string; lastmod?: string }[] = []
+    for (let start = (n - 1) * SITEMAP_PAGE; entries.length < SITEMAP_PAGE; start += 1000) {
+      const found: { results: { name: string; metadata_modified?: string }[] } = await call(page, 'package_search', {
+        rows: 1000,
+        start,
+        sort: 'metadata_created asc, name asc',
+        fl: 'name,metadata_modified',
+      })
+      for (const d of found.results) entries.push({ loc: `${base}/dataset/${encodeURIComponent(d.name)}`, lastmod: d.metadata_modified })
+      if (found.results.length < 1000) break
+    }
+    return entries.length || n === 1 ? urlSet(entries) : null
+  }))
   app.get('/', route(source, 'Page', (page) => homePage(page)))
   app.get('/about', route(source, 'Page', (page) => aboutPage(page)))
   app.get('/dataset', route(source, 'Page', (page) => searchPage(page)))

@@ -13,9 +13,10 @@ export interface Page {
   url: URL
 }
 
-export async function openPage(source: DepsResolver, req: Request): Promise<Page> {
+/** `anonymous`: the page is for everybody (sitemaps), whoever asks for it. */
+export async function openPage(source: DepsResolver, req: Request, opts: { anonymous?: boolean } = {}): Promise<Page> {
   const deps = await source.of(req)
-  const ctx = await requestContext(deps, req.headers)
+  const ctx = await requestContext(deps, opts.anonymous ? null : req.headers)
   ctx.requestUrl = req.url
   return { deps, ctx, url: new URL(req.url) }
 }

@@ -50,6 +50,41 @@ beforeAll(async () => {
 })
 afterAll(() => t?.client.close())
 
+describe('for search engines and harvesters', () => {
+  it('a dataset page carries schema.org Dataset JSON-LD', async () => {
+    const r = await page('/dataset/river-levels')
+    const ld = JSON.parse(/<script type="application\/ld\+json">([^<]*)<\/script>/.exec(r.html)![1]!)
+    expect(ld).toMatchObject({
+      '@context': 'https://schema.org/',
+      '@type': 'Dataset',
+      name: 'River levels',
+      identifier: pub.id,
+      keywords: expect.arrayContaining(['water', 'rivers']),
+      publisher: { '@type': 'Organization', name: 'Water Board' },
+      distribution: [{ '@type': 'DataDownload', name: 'Levels CSV', contentUrl: 'http://example.com/levels.csv', encodingFormat: 'text/csv' }, expect.anything()],
+    })
+    expect(ld.url).toMatch(/\/dataset\/river-levels$/)
+  })
+
+  it('sitemap.xml lists the public datasets and pages only, whoever asks; robots.txt points to it', async () => {
+    const index = await page('/sitemap.xml', sys)
+    expect(index.status).toBe(200)
+    expect(index.type).toMatch(/xml/)
+    expect(index.html).toContain('/sitemap-0.xml</loc>')
+    expect(index.html).toContain('/sitemap-1.xml</loc>')
+    expect(index.html).not.toContain('/sitemap-2.xml')
+    const datasets = await page('/sitemap-1.xml', sys)
+    expect(datasets.html).toContain('/dataset/river-levels</loc>')
+    expect(datasets.html).not.toContain('secret-plans')
+    expect(datasets.html).toMatch(/<lastmod>\d{4}-\d\d-\d\d<\/lastmod>/)
+    const pages0 = await page('/sitemap-0.xml')
+    expect(pages0.html).toContain('/organization/water-board</loc>')
+    expect(pages0.html).toContain('/group/environment</loc>')
+    expect((await page('/sitemap-7.xml')).status).toBe(404)
+    expect((await page('/robots.txt')).html).toMatch(/Sitemap: \S+\/sitemap\.xml/)
+  })
+})
+
 describe('the read pages', () => {
   it('home: counts, newest datasets, organizations, a search form', async () => {
     const r = await page('/')

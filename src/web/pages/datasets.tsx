@@ -6,6 +6,7 @@ import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
 import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, readDatasetQuery, searchParams, withParams } from '../search-query'
 import { SearchQueryError, SearchError, ValidationError } from '../../errors'
+import { datasetJsonLd, scriptJson, siteBase } from '../seo'
 
 type Dict = Record<string, any>
 const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v))
@@ -134,7 +135,14 @@ export async function datasetPage(page: Page, id: string) {
   const extras = (d.extras ?? []) as Dict[]
   const org = d.organization as Dict | null
   return (
-    <Layout site={siteInfo(page)} title={text(d.title) || text(d.name)} user={page.ctx.user?.name} alternate={`/api/3/action/package_show?id=${encodeURIComponent(d.id)}`} description={text(d.notes)}>
+    <Layout
+      site={siteInfo(page)}
+      title={text(d.title) || text(d.name)}
+      user={page.ctx.user?.name}
+      alternate={`/api/3/action/package_show?id=${encodeURIComponent(d.id)}`}
+      description={text(d.notes)}
+      jsonLd={scriptJson(datasetJsonLd(d, siteBase(page.deps.config.str('service.site_url')), siteInfo(page).title))}
+    >
       <Crumbs items={[['Datasets', '/dataset'], ...(org ? ([[text(org.title) || text(org.name), `/organization/${encodeURIComponent(org.name)}`]] as [string, string][]) : []), [text(d.title) || text(d.name), datasetHref(d)]]} />
       <h1>
         {text(d.title) || text(d.name)} {d.private ? <span class="badge private">Private</span> : null}
