@@ -3,7 +3,8 @@ import { toHex } from '../lib/hex'
 import { isoToMs, msToIso } from '../lib/time'
 import { and, asc, eq, isNull, lt, or } from 'drizzle-orm'
 import { decode, sign, verify } from 'hono/jwt'
-import { apiTokens, siteSecrets, users } from '../db/schema'
+import { apiTokens, users } from '../db/schema'
+import { storedSecret } from './site-secret'
 import type { Deps, UserRow } from '../context'
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect
@@ -24,8 +25,6 @@ const SITE_SECRET_KEY = 'api_token.jwt.secret'
  * that lives as long as the process: Workers builds the other Deps fields anew per request.
  */
 interface TokenState {
-  /** The site's generated key, once read (a value, never a promise: see README "At the edge"). */
-  siteSecret?: string
   /** jti → when this process last wrote its last_access (ms). */
   touched: Map<string, number>
 }
@@ -49,28 +48,6 @@ export function randomUrlSafe(nbytes: number): string {
 
 
 /**
- * The site's own signing key: generated on first use, kept in site_secret. INSERT OR IGNORE and
- * the read back go in one batch (one transaction on the primary), so concurrent processes and
- * isolates all end up with the first key written.
- */
-async function siteSecret(deps: Deps): Promise<string> {
-  const state = stateOf(deps)
-  if (state.siteSecret) return state.siteSecret
-  const fresh = toHex(crypto.getRandomValues(new Uint8Array(32)))
-  const [, rows] = await deps.db.batch([
-    deps.db
-      .insert(siteSecrets)
-      .values({ key: SITE_SECRET_KEY, value: fresh })
-      .onConflictDoNothing(),
-    deps.db.select().from(siteSecrets).where(eq(siteSecrets.key, SITE_SECRET_KEY)),
-  ])
-  const value = rows[0]?.value
-  if (!value) throw new Error('site_secret: the API token key could not be stored')
-  state.siteSecret = value
-  return value
-}
-
-/**
  * The key that signs (`encode`) or verifies (`decode`) tokens: the option, else the other
  * option (HS256 needs one key for both), else the site's generated key.
  */
@@ -80,7 +57,7 @@ async function tokenSecret(deps: Deps, use: 'encode' | 'decode'): Promise<string
   const configured = option(use) || option(other)
   // ckan: secrets are written "string:<value>"
   if (configured) return configured.startsWith('string:') ? configured.slice(7) : configured
-  return siteSecret(deps)
+  return storedSecret(deps, SITE_SECRET_KEY)
 }
 
 export async function encodeToken(deps: Deps, claims: TokenClaims): Promise<string> {
