@@ -1,5 +1,4 @@
 // API tokens (CKAN 2.9): HS256 JWTs whose `jti` names a row of api_token, their key and their rows.
-import { toHex } from '../lib/hex'
 import { isoToMs, msToIso } from '../lib/time'
 import { and, asc, eq, isNull, lt, or } from 'drizzle-orm'
 import { decode, sign, verify } from 'hono/jwt'
