@@ -57,6 +57,9 @@ export const OPTIONS: OptionDef[] = [
   o('apikey_header_name', 'string', 'X-CKAN-API-Key', 'Extra request header that carries the API key.'),
   o('api_token.jwt.encode.secret', 'string', null, 'Key that signs API tokens (HS256; a "string:" prefix is accepted). Unset: a random key the site keeps in its database.'),
   o('api_token.jwt.decode.secret', 'string', null, 'Key that verifies API tokens (default: the encode key, else the site\'s own key).'),
+  o('beaker.session.secret', 'string', null, 'Key that signs the web pages\' session cookies (HS256). Unset: a random key the site keeps in its database.'),
+  o('who.timeout', 'int', 604800, 'Seconds a web sign-in lasts.'),
+  o('service.auth.login_attempts', 'int', 10, 'Failed web sign-ins allowed per user name and per client address in 15 minutes before further attempts are refused.'),
   // Lists and limits
   o('service.search.rows_max', 'int', 1000, 'Upper limit of package_search rows.'),
   o('search.facets.limit', 'int', 50, 'Default package_search facet.limit.'),

@@ -1,7 +1,26 @@
 /** @jsxImportSource hono/jsx */
 // Pieces shared by several pages: a dataset in a list, the pager, facet lists.
 
+import { call, type Page } from './page'
+
 type Dict = Record<string, any>
+
+/** Display names of the users behind `activities` (id → name); users the caller cannot see are left out. */
+export async function actorNames(page: Page, activities: Dict[]): Promise<Map<string, string>> {
+  const ids = [...new Set(activities.map((a) => a.user_id).filter((id): id is string => typeof id === 'string'))]
+  const out = new Map<string, string>()
+  await Promise.all(
+    ids.map(async (id) => {
+      try {
+        const u: Dict = await call(page, 'user_show', { id })
+        out.set(id, String(u.display_name || u.name))
+      } catch {
+        /* not readable: shown as "Someone" */
+      }
+    }),
+  )
+  return out
+}
 
 const text = (v: unknown) => (typeof v === 'string' ? v : '')
 

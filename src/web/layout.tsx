@@ -2,13 +2,14 @@
 // The one layout of every page: header with the site's name, navigation and search, the page,
 // a footer. Values go through JSX, which escapes them; nothing is concatenated into HTML.
 import type { Child } from 'hono/jsx'
-import type { SiteInfo } from './page'
+import { siteInfo, type Page } from './page'
+import { CSRF_FIELD } from './session'
 import { stylesheet } from './style'
 
 export interface LayoutProps {
-  site: SiteInfo
+  /** The page being rendered (null: the request failed before it had one). */
+  page: Page | null
   title: string
-  user?: string | null
   /** The API call that gives this page's data as JSON (<link rel="alternate">). */
   alternate?: string
   description?: string
@@ -17,7 +18,11 @@ export interface LayoutProps {
   children?: Child
 }
 
-export function Layout({ site, title, user, alternate, description, jsonLd, children }: LayoutProps) {
+const DEFAULT_SITE = { title: 'CKAN', description: '', logo: '', intro: '', about: '' }
+
+export function Layout({ page, title, alternate, description, jsonLd, children }: LayoutProps) {
+  const site = page ? siteInfo(page) : DEFAULT_SITE
+  const user = page?.ctx.user?.name
   const full = title ? `${title} - ${site.title}` : site.title
   return (
     <html lang="en">
@@ -66,11 +71,19 @@ export function Layout({ site, title, user, alternate, description, jsonLd, chil
               <input id="site-q" type="search" name="q" placeholder="Search datasets" />
               <button type="submit">Search</button>
             </form>
-            {user ? (
-              <span class="muted">
-                Signed in as <a href={`/user/${encodeURIComponent(user)}`}>{user}</a>
-              </span>
-            ) : null}
+            {user && page ? (
+              <div class="account">
+                <a href={`/user/${encodeURIComponent(user)}`}>{user}</a> <a href="/dashboard">Dashboard</a>
+                <form method="post" action="/user/logout">
+                  <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+                  <button type="submit" class="link">
+                    Sign out
+                  </button>
+                </form>
+              </div>
+            ) : (
+              <a href={page ? `/user/login?came_from=${encodeURIComponent(page.url.pathname + page.url.search)}` : '/user/login'}>Sign in</a>
+            )}
           </div>
         </header>
         <main id="content">{children}</main>

@@ -6,10 +6,11 @@ import type { Context, Hono } from 'hono'
 import type { Child } from 'hono/jsx'
 import type { DepsResolver } from '../http/deps-source'
 import { serverErrors } from '../http/internal-error'
-import { NotAuthorized, NotFound, ValidationError } from '../errors'
+import { BadRequest, NotAuthorized, NotFound, RequestTooLarge, ValidationError } from '../errors'
 import { toHex } from '../lib/hex'
 import { Layout } from './layout'
-import { call, openPage, siteInfo, type Page } from './page'
+import { call, openPage, type Page } from './page'
+import { dashboardPage, login, loginView, logout, type Outcome } from './pages/account'
 import { SITEMAP_PAGE, siteBase, sitemapIndex, urlSet } from './seo'
 import { datasetPage, resourcePage, searchPage } from './pages/datasets'
 import { aboutPage, homePage } from './pages/home'
@@ -19,15 +20,22 @@ import { stylesheet } from './style'
 
 const HTML = 'text/html; charset=utf-8'
 
-async function html(node: Child, status = 200): Promise<Response> {
+async function html(node: Child, status = 200, cookies: string[] = []): Promise<Response> {
   const body = '<!doctype html>' + (await (node as { toString(): string | Promise<string> }).toString())
-  return new Response(body, { status, headers: { 'content-type': HTML, 'cache-control': 'no-cache' } })
+  const headers = new Headers({ 'content-type': HTML, 'cache-control': 'no-cache' })
+  for (const c of cookies) headers.append('set-cookie', c)
+  return new Response(body, { status, headers })
+}
+
+function redirect(to: string, cookies: string[] = []): Response {
+  const headers = new Headers({ location: to, 'cache-control': 'no-cache' })
+  for (const c of cookies) headers.append('set-cookie', c)
+  return new Response(null, { status: 303, headers })
 }
 
 function notFoundView(page: Page | null, what = 'Page') {
-  const site = page ? siteInfo(page) : { title: 'CKAN', description: '', logo: '', intro: '', about: '' }
   return (
-    <Layout site={site} title={`${what} not found`} user={page?.ctx.user?.name}>
+    <Layout title={`${what} not found`} page={page}>
       <h1>{what} not found</h1>
       <p>The page you asked for does not exist, or you are not allowed to see it.</p>
       <p>
@@ -38,16 +46,24 @@ function notFoundView(page: Page | null, what = 'Page') {
 }
 
 /** Runs a page: Not Found and Authorization errors show the 404 page (a private object's page looks like a missing one). */
-function route(source: DepsResolver, what: string, render: (page: Page, c: Context) => Promise<Child | null> | Child | null) {
+function route(source: DepsResolver, what: string, render: (page: Page, c: Context) => Promise<Child | Outcome | null> | Child | Outcome | null) {
   return async (c: Context) => {
     let page: Page | null = null
     try {
       page = await openPage(source, c.req.raw)
-      const node = await render(page, c)
-      return node === null ? await html(notFoundView(page, what), 404) : await html(node)
+      const out = await render(page, c)
+      if (out === null) return await html(notFoundView(page, what), 404, page.cookies)
+      if (isOutcome(out)) {
+        if ('redirect' in out) return redirect(out.redirect, [...page.cookies, ...(out.cookies ?? [])])
+        return await html(out.view as Child, out.status ?? 200, page.cookies)
+      }
+      return await html(out, 200, page.cookies)
     } catch (e) {
       if (e instanceof NotFound || e instanceof NotAuthorized || e instanceof ValidationError) {
-        return html(notFoundView(page, what), 404)
+        return html(notFoundView(page, what), 404, page?.cookies)
+      }
+      if (e instanceof BadRequest || e instanceof RequestTooLarge) {
+        return new Response(e.message, { status: e instanceof RequestTooLarge ? 413 : 400, headers: { 'content-type': 'text/plain; charset=utf-8' } })
       }
       serverErrors.count++
       const id = toHex(crypto.getRandomValues(new Uint8Array(6)))
@@ -69,6 +85,9 @@ function sitemap(source: DepsResolver, make: (page: Page, base: string, c: Conte
     return new Response(xml, { headers: { 'content-type': 'application/xml; charset=utf-8', 'cache-control': 'public, max-age=3600' } })
   }
 }
+
+const isOutcome = (v: unknown): v is Outcome =>
+  typeof v === 'object' && v !== null && ('redirect' in v || 'view' in v) && !('tag' in v)
 
 export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.get(stylesheet.path, () =>
@@ -125,6 +144,10 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
     app.get(`/${kind}/`, route(source, 'Page', (page) => listPage(page, kind)))
     app.get(`/${kind}/:id`, route(source, kind === 'group' ? 'Group' : 'Organization', (page, c) => readPage(page, kind, c.req.param('id')!)))
   }
+  app.get('/user/login', route(source, 'Page', (page) => (page.ctx.user ? { redirect: '/dashboard' } : loginView(page))))
+  app.post('/user/login', route(source, 'Page', (page) => login(page)))
+  app.post('/user/logout', route(source, 'Page', (page) => logout(page)))
+  app.get('/dashboard', route(source, 'Page', (page) => (page.ctx.user ? dashboardPage(page) : { redirect: '/user/login?came_from=%2Fdashboard' })))
   app.get('/user/:id', route(source, 'User', (page, c) => userPage(page, c.req.param('id')!)))
   // other paths: the API's plain 404 under /api and /datastore, the 404 page elsewhere
   app.notFound(async (c) => {

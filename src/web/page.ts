@@ -6,11 +6,17 @@ import type { ActionContext, Deps } from '../context'
 import type { DataDict } from '../data-dict'
 import type { DepsResolver } from '../http/deps-source'
 import { requestContext } from '../http/action-route'
+import { CSRF_COOKIE, cookie, newCsrfToken, readCookies, sessionUser } from './session'
 
 export interface Page {
   deps: Deps
   ctx: ActionContext
   url: URL
+  req: Request
+  /** Set-Cookie values the response must carry. */
+  cookies: string[]
+  /** The CSRF token forms repeat (the cookie's, or a new one the response sets). */
+  csrf(): string
 }
 
 /** `anonymous`: the page is for everybody (sitemaps), whoever asks for it. */
@@ -18,7 +24,25 @@ export async function openPage(source: DepsResolver, req: Request, opts: { anony
   const deps = await source.of(req)
   const ctx = await requestContext(deps, opts.anonymous ? null : req.headers)
   ctx.requestUrl = req.url
-  return { deps, ctx, url: new URL(req.url) }
+  // a browser signs in with the session cookie; an API key in the headers wins (scripts, tests)
+  if (!ctx.user && !opts.anonymous) ctx.user = await sessionUser(deps, req)
+  const url = new URL(req.url)
+  const cookies: string[] = []
+  let token = readCookies(req).get(CSRF_COOKIE)
+  return {
+    deps,
+    ctx,
+    url,
+    req,
+    cookies,
+    csrf() {
+      if (!token) {
+        token = newCsrfToken()
+        cookies.push(cookie(url, CSRF_COOKIE, token, 7 * 86400))
+      }
+      return token
+    },
+  }
 }
 
 /** Runs action `name` as the page's caller: its errors (Not Found, Authorization…) propagate. */

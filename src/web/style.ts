@@ -13,7 +13,12 @@ header.site .bar{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.5rem
 header.site .brand{font-weight:700;font-size:1.2rem;color:var(--fg);text-decoration:none;display:flex;align-items:center;gap:.5rem}
 header.site .brand img{max-height:2rem}
 header.site nav ul{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;margin:0;padding:0}
-header.site form{margin-left:auto;display:flex;gap:.25rem}
+header.site form[role=search]{margin-left:auto;display:flex;gap:.25rem}
+.account{display:flex;gap:.75rem;align-items:center}.account form{margin:0}
+button.link{background:none;border:none;color:var(--accent);padding:0;text-decoration:underline;cursor:pointer}
+.form{display:grid;gap:.75rem;max-width:32rem}.form label{font-weight:600;display:block}.form input,.form select,.form textarea{width:100%}
+.error{color:var(--bad);font-weight:600}.notice{background:#eef6ee;border:1px solid #9cc59c;padding:.5rem .75rem;border-radius:4px}
+.field-error{color:var(--bad);font-size:.9rem;margin:.1rem 0 0}
 main{max-width:72rem;margin:0 auto;padding:1rem}
 footer.site{border-top:1px solid var(--line);color:var(--muted);font-size:.875rem;padding:1rem;text-align:center}
 h1{font-size:1.75rem;line-height:1.25;margin:.5rem 0 1rem}

@@ -48,6 +48,24 @@ describe('web pages on the Worker', () => {
     expect(preview.html).toContain('<td>20</td>')
     expect(preview.html).not.toContain('<td>3</td>')
 
+    // signing in with a password: the session key comes from the database like the API token key
+    await okWorker(w.mf, 'user_create', { name: 'edge-web-user', email: 'edge-web@example.com', password: 'edge password' }, w.sysadmin)
+    await okWorker(w.mf, 'organization_member_create', { id: org.id, username: 'edge-web-user', role: 'member' }, w.sysadmin)
+    const form = await w.mf.dispatchFetch('http://localhost/user/login')
+    const csrfCookie = form.headers.getSetCookie().find((c) => c.startsWith('ckan_csrf='))!.split(';')[0]!
+    const csrf = /name="_csrf_token" value="([0-9a-f]+)"/.exec(await form.text())![1]!
+    const signed = await w.mf.dispatchFetch('http://localhost/user/login', {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
+      body: new URLSearchParams({ _csrf_token: csrf, login: 'edge-web-user', password: 'edge password' }).toString(),
+    })
+    expect(signed.status).toBe(303)
+    const session = signed.headers.getSetCookie().find((c) => c.startsWith('ckan_session='))!.split(';')[0]!
+    const mine = await w.mf.dispatchFetch('http://localhost/dataset/edge-web-private', { headers: { cookie: session } })
+    expect(mine.status).toBe(200)
+    expect(await mine.text()).toContain('Edge private')
+
     const o = await page('/organization/edge-web-org')
     expect(o.html).toContain('Edge web data')
     expect((await page('/nowhere')).status).toBe(404)

@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // /dataset (search), /dataset/<name> and /dataset/<name>/resource/<id>.
-import { DatasetList, FacetList, Markdown, Pager, datasetHref, type FacetItem } from '../components'
+import { actorNames, DatasetList, FacetList, Markdown, Pager, datasetHref, type FacetItem } from '../components'
 import { Crumbs, Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
@@ -82,7 +82,7 @@ export async function datasetSearch(page: Page, base: string, extraFq?: string) 
 export async function searchPage(page: Page) {
   const { view, alternate } = await datasetSearch(page, '/dataset')
   return (
-    <Layout site={siteInfo(page)} title="Datasets" user={page.ctx.user?.name} alternate={alternate}>
+    <Layout title="Datasets" page={page} alternate={alternate}>
       <h1>Datasets</h1>
       {view}
     </Layout>
@@ -118,10 +118,10 @@ export function safeUrl(u: unknown): string {
   return /^(https?:\/\/|\/(?!\/))/i.test(s) ? s : /^[a-z][a-z0-9+.-]*:/i.test(s) || s.startsWith('//') ? '#' : s
 }
 
-function activityLine(a: Dict): string {
+function activityLine(a: Dict, names: Map<string, string>): string {
   const what = text(a.activity_type)
   const verb = what.startsWith('new') ? 'created' : what.startsWith('deleted') ? 'deleted' : 'updated'
-  return `${text(a.user_name ?? a.data?.actor ?? 'Someone')} ${verb} the dataset`
+  return `${names.get(a.user_id) ?? 'Someone'} ${verb} the dataset`
 }
 
 export async function datasetPage(page: Page, id: string) {
@@ -132,13 +132,13 @@ export async function datasetPage(page: Page, id: string) {
   } catch {
     activity = [] // activity may be switched off or not readable by this caller
   }
+  const names = await actorNames(page, activity)
   const extras = (d.extras ?? []) as Dict[]
   const org = d.organization as Dict | null
   return (
     <Layout
-      site={siteInfo(page)}
       title={text(d.title) || text(d.name)}
-      user={page.ctx.user?.name}
+      page={page}
       alternate={`/api/3/action/package_show?id=${encodeURIComponent(d.id)}`}
       description={text(d.notes)}
       jsonLd={scriptJson(datasetJsonLd(d, siteBase(page.deps.config.str('service.site_url')), siteInfo(page).title))}
@@ -232,7 +232,7 @@ export async function datasetPage(page: Page, id: string) {
           <ul class="items">
             {activity.map((a) => (
               <li>
-                {activityLine(a)} <span class="muted">{text(a.timestamp).slice(0, 16).replace('T', ' ')}</span>
+                {activityLine(a, names)} <span class="muted">{text(a.timestamp).slice(0, 16).replace('T', ' ')}</span>
               </li>
             ))}
           </ul>
@@ -271,7 +271,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
   const base = `${datasetHref(d)}/resource/${encodeURIComponent(r.id)}`
   const fields = ((preview?.fields ?? []) as Dict[]).filter((f) => f.id !== '_id')
   return (
-    <Layout site={siteInfo(page)} title={`${text(r.name) || 'Resource'} - ${text(d.title) || text(d.name)}`} user={page.ctx.user?.name} alternate={`/api/3/action/resource_show?id=${encodeURIComponent(r.id)}`} description={text(r.description)}>
+    <Layout title={`${text(r.name) || 'Resource'} - ${text(d.title) || text(d.name)}`} page={page} alternate={`/api/3/action/resource_show?id=${encodeURIComponent(r.id)}`} description={text(r.description)}>
       <Crumbs items={[['Datasets', '/dataset'], [text(d.title) || text(d.name), datasetHref(d)], [text(r.name) || 'Resource', base]]} />
       <h1>{text(r.name) || 'Unnamed resource'}</h1>
       {r.url ? (

@@ -17,7 +17,7 @@ export async function homePage(page: Page) {
   ])
   const orgNames: string[] = await call(page, 'organization_list', { limit: 1000 })
   return (
-    <Layout site={site} title="" user={page.ctx.user?.name}>
+    <Layout title="" page={page}>
       <section class="hero">
         <h1>{site.title}</h1>
         {site.intro ? <Markdown html={renderMarkdown(site.intro)} /> : site.description ? <p>{site.description}</p> : null}
@@ -71,7 +71,7 @@ export async function homePage(page: Page) {
 export function aboutPage(page: Page) {
   const site = siteInfo(page)
   return (
-    <Layout site={site} title="About" user={page.ctx.user?.name}>
+    <Layout title="About" page={page}>
       <h1>About {site.title}</h1>
       {site.about ? <Markdown html={renderMarkdown(site.about)} /> : <p>{site.description}</p>}
     </Layout>

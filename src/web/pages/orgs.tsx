@@ -17,7 +17,7 @@ export async function listPage(page: Page, kind: Kind) {
   const q = page.url.searchParams.get('q') ?? ''
   const items: Dict[] = await call(page, `${kind}_list`, { all_fields: true, sort: 'title asc', ...(q ? { q } : {}), limit: 1000 })
   return (
-    <Layout site={siteInfo(page)} title={TITLES[kind]} user={page.ctx.user?.name} alternate={`/api/3/action/${kind}_list?all_fields=true`}>
+    <Layout title={TITLES[kind]} page={page} alternate={`/api/3/action/${kind}_list?all_fields=true`}>
       <h1>{TITLES[kind]}</h1>
       <form class="searchbar" method="get" action={`/${kind}`} role="search">
         <label for="oq">Search {TITLES[kind].toLowerCase()}</label>
@@ -51,7 +51,7 @@ export async function readPage(page: Page, kind: Kind, id: string) {
   const { view } = await datasetSearch(page, `/${kind}/${encodeURIComponent(o.name)}`, fq)
   const title = text(o.display_name) || text(o.title) || text(o.name)
   return (
-    <Layout site={siteInfo(page)} title={title} user={page.ctx.user?.name} alternate={`/api/3/action/${kind}_show?id=${encodeURIComponent(o.id)}`} description={text(o.description)}>
+    <Layout title={title} page={page} alternate={`/api/3/action/${kind}_show?id=${encodeURIComponent(o.id)}`} description={text(o.description)}>
       <Crumbs items={[[TITLES[kind], `/${kind}`], [title, `/${kind}/${encodeURIComponent(o.name)}`]]} />
       <h1>{title}</h1>
       {o.description ? <Markdown html={renderMarkdown(o.description)} /> : null}

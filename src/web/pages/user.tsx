@@ -14,7 +14,7 @@ export async function userPage(page: Page, id: string) {
   const found: Dict = await call(page, 'package_search', { fq: `creator_user_id:${phrase(u.id)}`, rows: 20, sort: 'metadata_modified desc', include_private: true })
   const name = text(u.display_name) || text(u.fullname) || text(u.name)
   return (
-    <Layout site={siteInfo(page)} title={name} user={page.ctx.user?.name} alternate={`/api/3/action/user_show?id=${encodeURIComponent(u.name)}`}>
+    <Layout title={name} page={page} alternate={`/api/3/action/user_show?id=${encodeURIComponent(u.name)}`}>
       <Crumbs items={[[name, `/user/${encodeURIComponent(u.name)}`]]} />
       <h1>{name}</h1>
       {u.about ? <Markdown html={renderMarkdown(u.about)} /> : null}
