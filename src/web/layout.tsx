@@ -15,12 +15,14 @@ export interface LayoutProps {
   description?: string
   /** schema.org JSON-LD, already made safe for a script element (seo.ts scriptJson). */
   jsonLd?: string
+  /** Seconds after which the browser reloads the page (a load in progress). */
+  refresh?: number
   children?: Child
 }
 
 const DEFAULT_SITE = { title: 'CKAN', description: '', logo: '', intro: '', about: '' }
 
-export function Layout({ page, title, alternate, description, jsonLd, children }: LayoutProps) {
+export function Layout({ page, title, alternate, description, jsonLd, refresh, children }: LayoutProps) {
   const site = page ? siteInfo(page) : DEFAULT_SITE
   const user = page?.ctx.user?.name
   const full = title ? `${title} - ${site.title}` : site.title
@@ -33,6 +35,7 @@ export function Layout({ page, title, alternate, description, jsonLd, children }
         {description || site.description ? (
           <meta name="description" content={(description || site.description).slice(0, 300)} />
         ) : null}
+        {refresh ? <meta http-equiv="refresh" content={String(refresh)} /> : null}
         <link rel="stylesheet" href={stylesheet.path} />
         {alternate ? <link rel="alternate" type="application/json" href={alternate} /> : null}
         {jsonLd ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLd }} /> : null}

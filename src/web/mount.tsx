@@ -16,6 +16,7 @@ import { datasetPage, resourcePage, searchPage } from './pages/datasets'
 import { aboutPage, homePage } from './pages/home'
 import { listPage, readPage } from './pages/orgs'
 import { userPage } from './pages/user'
+import { createDataset, createResource, follow, newDatasetView, newResourceView } from './pages/publish'
 import { stylesheet } from './style'
 
 const HTML = 'text/html; charset=utf-8'
@@ -134,6 +135,17 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.get('/about', route(source, 'Page', (page) => aboutPage(page)))
   app.get('/dataset', route(source, 'Page', (page) => searchPage(page)))
   app.get('/dataset/', route(source, 'Page', (page) => searchPage(page)))
+  const signedIn = (render: (page: Page, c: Context) => Promise<Child | Outcome | null>) => (page: Page, c: Context) =>
+    page.ctx.user ? render(page, c) : { redirect: `/user/login?came_from=${encodeURIComponent(page.url.pathname)}` }
+  app.get('/dataset/new', route(source, 'Page', signedIn((page) => newDatasetView(page))))
+  app.post('/dataset/new', route(source, 'Page', signedIn((page) => createDataset(page))))
+  app.get('/dataset/:id/resource/new', route(source, 'Dataset', signedIn((page, c) => newResourceView(page, c.req.param('id')!))))
+  app.post('/dataset/:id/resource/new', route(source, 'Dataset', signedIn((page, c) => createResource(page, c.req.param('id')!))))
+  for (const kind of ['dataset', 'organization', 'group', 'user']) {
+    for (const on of [true, false]) {
+      app.post(`/${kind}/${on ? 'follow' : 'unfollow'}/:id`, route(source, 'Page', (page, c) => follow(page, kind, c.req.param('id')!, on)))
+    }
+  }
   app.get('/dataset/:id', route(source, 'Dataset', (page, c) => datasetPage(page, c.req.param('id')!)))
   app.get(
     '/dataset/:id/resource/:rid',

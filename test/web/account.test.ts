@@ -2,46 +2,14 @@
 // CSRF tokens on every form, a limit on failed sign-ins, the dashboard, and private data by session.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { setup, type TestEnv } from '../helpers/setup'
+import { browser as makeBrowser, csrfOf } from '../helpers/web-browser'
 
 let t: TestEnv
 let editor: any
 let org: any
 
-/** A tiny browser: keeps cookies, follows nothing, sends forms. */
-function browser() {
-  const jar = new Map<string, string>()
-  const keep = (res: Response) => {
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';')
-      const i = pair!.indexOf('=')
-      const k = pair!.slice(0, i)
-      const v = pair!.slice(i + 1)
-      if (/Max-Age=0/.test(c)) jar.delete(k)
-      else jar.set(k, v)
-    }
-    return res
-  }
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
-  return {
-    jar,
-    async get(path: string) {
-      const res = keep(await t.app.request(path, { headers: { cookie: cookie() } }))
-      return { res, html: await res.text() }
-    },
-    async post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-      const res = keep(
-        await t.app.request(path, {
-          method: 'POST',
-          body: new URLSearchParams(fields).toString(),
-          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookie(), ...headers },
-        }),
-      )
-      return { res, html: await res.text() }
-    },
-  }
-}
+const browser = () => makeBrowser((path, init) => t.app.request(path, init))
 
-const csrfOf = (html: string) => /name="_csrf_token" value="([0-9a-f]{64})"/.exec(html)![1]!
 
 beforeAll(async () => {
   t = await setup()

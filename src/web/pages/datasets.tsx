@@ -7,6 +7,8 @@ import { call, siteInfo, type Page } from '../page'
 import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, readDatasetQuery, searchParams, withParams } from '../search-query'
 import { SearchQueryError, SearchError, ValidationError } from '../../errors'
 import { datasetJsonLd, scriptJson, siteBase } from '../seo'
+import { FollowButton } from './publish'
+import { canEditPackage } from '../../auth/package'
 
 type Dict = Record<string, any>
 const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v))
@@ -84,6 +86,13 @@ export async function searchPage(page: Page) {
   return (
     <Layout title="Datasets" page={page} alternate={alternate}>
       <h1>Datasets</h1>
+      {page.ctx.user ? (
+        <p>
+          <a class="button" href="/dataset/new">
+            Add dataset
+          </a>
+        </p>
+      ) : null}
       {view}
     </Layout>
   )
@@ -147,8 +156,16 @@ export async function datasetPage(page: Page, id: string) {
       <h1>
         {text(d.title) || text(d.name)} {d.private ? <span class="badge private">Private</span> : null}
       </h1>
+      <FollowButton page={page} kind="dataset" id={d.id} />
       {d.notes ? <Markdown html={renderMarkdown(d.notes)} /> : <p class="muted">No description</p>}
       <h2>Data and resources</h2>
+      {page.ctx.user && (await canEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id })) ? (
+        <p>
+          <a class="button" href={`${datasetHref(d)}/resource/new`}>
+            Add data
+          </a>
+        </p>
+      ) : null}
       <Resources d={d} />
       {(d.tags ?? []).length ? (
         <>
@@ -268,10 +285,14 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
       previewError = 'The preview could not be sorted or filtered that way.'
     }
   }
+  // a load in progress (the loader's job): shown, and the page refreshes itself (no script needed)
+  let load: Dict | null = null
+  if (!r.datastore_active) load = await call<Dict>(page, 'xloader_status', { resource_id: r.id }).catch(() => null)
+  const loading = !!load && (load.status === 'pending' || load.status === 'running')
   const base = `${datasetHref(d)}/resource/${encodeURIComponent(r.id)}`
   const fields = ((preview?.fields ?? []) as Dict[]).filter((f) => f.id !== '_id')
   return (
-    <Layout title={`${text(r.name) || 'Resource'} - ${text(d.title) || text(d.name)}`} page={page} alternate={`/api/3/action/resource_show?id=${encodeURIComponent(r.id)}`} description={text(r.description)}>
+    <Layout refresh={loading ? 5 : undefined} title={`${text(r.name) || 'Resource'} - ${text(d.title) || text(d.name)}`} page={page} alternate={`/api/3/action/resource_show?id=${encodeURIComponent(r.id)}`} description={text(r.description)}>
       <Crumbs items={[['Datasets', '/dataset'], [text(d.title) || text(d.name), datasetHref(d)], [text(r.name) || 'Resource', base]]} />
       <h1>{text(r.name) || 'Unnamed resource'}</h1>
       {r.url ? (
@@ -283,6 +304,20 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
         </p>
       ) : null}
       {r.description ? <Markdown html={renderMarkdown(r.description)} /> : null}
+      {!r.datastore_active && load ? (
+        <section aria-live="polite">
+          <h2>Data preview</h2>
+          {load.status === 'error' ? (
+            <p class="error">Loading the data into the DataStore failed: {text(load.error?.message ?? 'unknown error')}</p>
+          ) : (
+            <p class="notice">
+              The data is being loaded into the DataStore ({text(load.status)}
+              {load.task_info?.rows_loaded ? `, ${Number(load.task_info.rows_loaded).toLocaleString('en-US')} rows so far` : ''}). This page reloads
+              until the preview is ready.
+            </p>
+          )}
+        </section>
+      ) : null}
       {r.datastore_active ? (
         <>
           <h2>Data preview</h2>

@@ -7,6 +7,7 @@ import { Markdown } from '../components'
 import { call, siteInfo, type Page } from '../page'
 import { phrase } from '../search-query'
 import { datasetSearch } from './datasets'
+import { FollowButton } from './publish'
 
 type Dict = Record<string, any>
 export type Kind = 'organization' | 'group'
@@ -54,6 +55,7 @@ export async function readPage(page: Page, kind: Kind, id: string) {
     <Layout title={title} page={page} alternate={`/api/3/action/${kind}_show?id=${encodeURIComponent(o.id)}`} description={text(o.description)}>
       <Crumbs items={[[TITLES[kind], `/${kind}`], [title, `/${kind}/${encodeURIComponent(o.name)}`]]} />
       <h1>{title}</h1>
+      <FollowButton page={page} kind={kind} id={o.id} />
       {o.description ? <Markdown html={renderMarkdown(o.description)} /> : null}
       {view}
     </Layout>

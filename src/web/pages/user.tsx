@@ -5,6 +5,7 @@ import { Crumbs, Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
 import { phrase } from '../search-query'
+import { FollowButton } from './publish'
 
 type Dict = Record<string, any>
 const text = (v: unknown) => (typeof v === 'string' ? v : '')
@@ -17,6 +18,7 @@ export async function userPage(page: Page, id: string) {
     <Layout title={name} page={page} alternate={`/api/3/action/user_show?id=${encodeURIComponent(u.name)}`}>
       <Crumbs items={[[name, `/user/${encodeURIComponent(u.name)}`]]} />
       <h1>{name}</h1>
+      {page.ctx.user && page.ctx.user.id !== u.id ? <FollowButton page={page} kind="user" id={u.id} /> : null}
       {u.about ? <Markdown html={renderMarkdown(u.about)} /> : null}
       <dl class="meta">
         <dt>Username</dt>

@@ -1,0 +1,276 @@
+/** @jsxImportSource hono/jsx */
+// Publishing in the browser: a new dataset (/dataset/new), a resource by upload or link
+// (/dataset/<name>/resource/new), and follow/unfollow buttons. Every form carries the CSRF token;
+// the actions do the validation and authorization, and their messages are shown by the fields.
+import { NotAuthorized, ValidationError } from '../../errors'
+import { canEditPackage } from '../../auth/package'
+import { readDataDict } from '../../http/params'
+import { bodyLimits } from '../../http/body-limits'
+import { stageInto } from '../../http/stage-upload'
+import { discardUnclaimed, type StagedUpload } from '../../storage/staged-upload'
+import { Crumbs, Layout } from '../layout'
+import { call, type Page } from '../page'
+import { CSRF_FIELD, csrfOk } from '../session'
+import { formExpiredView, readForm, type Outcome } from './account'
+
+type Dict = Record<string, any>
+type Errors = Record<string, string[]>
+const str = (v: unknown) => (typeof v === 'string' ? v : '')
+
+/** A dataset name from its title, as CKAN's form suggests one: lowercase letters, digits, - and _. */
+export function slugify(title: string): string {
+  return title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 100)
+}
+
+/** A ValidationError's per-field messages (its `message`, if any, under "_"). */
+function fieldErrors(e: ValidationError): Errors {
+  const body = e.body() as Record<string, unknown>
+  const out: Errors = {}
+  for (const [k, v] of Object.entries(body)) {
+    if (k === '__type') continue
+    out[k] = Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : [typeof v === 'string' ? v : JSON.stringify(v)]
+  }
+  return out
+}
+
+function FieldError({ errors, name }: { errors: Errors; name: string }) {
+  const list = errors[name]
+  if (!list?.length) return null
+  return (
+    <p class="field-error" id={`${name}-error`}>
+      {list.join(' ')}
+    </p>
+  )
+}
+
+function Summary({ errors }: { errors: Errors }) {
+  const keys = Object.keys(errors)
+  if (!keys.length) return null
+  return (
+    <div class="error" role="alert">
+      <p>The form contains invalid entries:</p>
+      <ul>
+        {keys.map((k) => (
+          <li>
+            {k === 'message' || k === '_' ? '' : `${k}: `}
+            {errors[k]!.join(' ')}
+          </li>
+        ))}
+      </ul>
+    </div>
+  )
+}
+
+const invalid = (errors: Errors, name: string) => (errors[name]?.length ? { 'aria-invalid': 'true', 'aria-describedby': `${name}-error` } : {})
+
+export async function newDatasetView(page: Page, values: Dict = {}, errors: Errors = {}) {
+  const [orgs, licenses] = await Promise.all([
+    call<Dict[]>(page, 'organization_list_for_user', { id: page.ctx.user!.id, permission: 'create_dataset' }),
+    call<Dict[]>(page, 'license_list'),
+  ])
+  return (
+    <Layout page={page} title="Create dataset">
+      <Crumbs items={[['Datasets', '/dataset'], ['Create dataset', '/dataset/new']]} />
+      <h1>Create dataset</h1>
+      <Summary errors={errors} />
+      <form class="form" method="post" action="/dataset/new">
+        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+        <div>
+          <label for="title">Title</label>
+          <input id="title" name="title" type="text" required value={str(values.title)} {...invalid(errors, 'title')} />
+          <FieldError errors={errors} name="title" />
+        </div>
+        <div>
+          <label for="name">URL name (left empty: made from the title)</label>
+          <input id="name" name="name" type="text" value={str(values.name)} pattern="[a-z0-9_\-]*" {...invalid(errors, 'name')} />
+          <FieldError errors={errors} name="name" />
+        </div>
+        <div>
+          <label for="notes">Description (Markdown)</label>
+          <textarea id="notes" name="notes" rows={6} {...invalid(errors, 'notes')}>
+            {str(values.notes)}
+          </textarea>
+          <FieldError errors={errors} name="notes" />
+        </div>
+        <div>
+          <label for="tag_string">Tags (separated by commas)</label>
+          <input id="tag_string" name="tag_string" type="text" value={str(values.tag_string)} {...invalid(errors, 'tags')} />
+          <FieldError errors={errors} name="tags" />
+        </div>
+        <div>
+          <label for="owner_org">Organization</label>
+          <select id="owner_org" name="owner_org" {...invalid(errors, 'owner_org')}>
+            {orgs.map((o) => (
+              <option value={o.id} selected={values.owner_org === o.id}>
+                {str(o.display_name) || str(o.title) || str(o.name)}
+              </option>
+            ))}
+          </select>
+          <FieldError errors={errors} name="owner_org" />
+        </div>
+        <div>
+          <label for="license_id">License</label>
+          <select id="license_id" name="license_id">
+            {licenses.map((l) => (
+              <option value={l.id} selected={(values.license_id ?? 'cc-by') === l.id}>
+                {str(l.title)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="private">Visibility</label>
+          <select id="private" name="private">
+            <option value="True" selected={values.private !== 'False'}>
+              Private
+            </option>
+            <option value="False" selected={values.private === 'False'}>
+              Public
+            </option>
+          </select>
+        </div>
+        <div>
+          <button type="submit">Next: add data</button>
+        </div>
+      </form>
+    </Layout>
+  )
+}
+
+export async function createDataset(page: Page): Promise<Outcome> {
+  const form = await readForm(page)
+  if (!csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))) return { view: formExpiredView(page), status: 403 }
+  const values: Dict = {}
+  for (const k of ['title', 'name', 'notes', 'tag_string', 'owner_org', 'license_id', 'private']) values[k] = str(form[k]).trim()
+  const data: Dict = {
+    title: values.title,
+    name: values.name || slugify(values.title),
+    notes: values.notes,
+    owner_org: values.owner_org || undefined,
+    license_id: values.license_id || undefined,
+    private: values.private !== 'False',
+    tags: values.tag_string
+      .split(',')
+      .map((t: string) => t.trim())
+      .filter(Boolean)
+      .map((name: string) => ({ name })),
+  }
+  try {
+    const d: Dict = await call(page, 'package_create', data)
+    return { redirect: `/dataset/${encodeURIComponent(d.name)}/resource/new` }
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e
+    return { view: await newDatasetView(page, values, fieldErrors(e)), status: 409 }
+  }
+}
+
+export async function newResourceView(page: Page, id: string, values: Dict = {}, errors: Errors = {}) {
+  const d: Dict = await call(page, 'package_show', { id })
+  if (!(await canEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id }))) throw new NotAuthorized()
+  const href = `/dataset/${encodeURIComponent(d.name)}`
+  return (
+    <Layout page={page} title={`Add data - ${str(d.title) || str(d.name)}`}>
+      <Crumbs items={[['Datasets', '/dataset'], [str(d.title) || str(d.name), href], ['Add data', `${href}/resource/new`]]} />
+      <h1>Add data to {str(d.title) || str(d.name)}</h1>
+      <Summary errors={errors} />
+      <form class="form" method="post" action={`${href}/resource/new`} enctype="multipart/form-data">
+        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+        <div>
+          <label for="upload">Upload a file</label>
+          <input id="upload" name="upload" type="file" {...invalid(errors, 'upload')} />
+          <FieldError errors={errors} name="upload" />
+        </div>
+        <div>
+          <label for="url">…or link to it (URL)</label>
+          <input id="url" name="url" type="url" value={str(values.url)} {...invalid(errors, 'url')} />
+          <FieldError errors={errors} name="url" />
+        </div>
+        <div>
+          <label for="rname">Name</label>
+          <input id="rname" name="name" type="text" value={str(values.name)} {...invalid(errors, 'name')} />
+          <FieldError errors={errors} name="name" />
+        </div>
+        <div>
+          <label for="description">Description</label>
+          <textarea id="description" name="description" rows={3}>
+            {str(values.description)}
+          </textarea>
+        </div>
+        <div>
+          <label for="format">Format (e.g. CSV; guessed when empty)</label>
+          <input id="format" name="format" type="text" value={str(values.format)} />
+        </div>
+        <div>
+          <button type="submit">Add</button> <a href={href}>Finish</a>
+        </div>
+      </form>
+    </Layout>
+  )
+}
+
+export async function createResource(page: Page, id: string): Promise<Outcome> {
+  const staged: StagedUpload[] = []
+  try {
+    const form = await readDataDict(page.req, false, bodyLimits(page.deps.config), stageInto(page.deps, staged))
+    if (!csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))) return { view: formExpiredView(page), status: 403 }
+    const d: Dict = await call(page, 'package_show', { id })
+    const data: Dict = { package_id: d.id }
+    for (const k of ['url', 'name', 'description', 'format']) if (str(form[k]).trim()) data[k] = str(form[k]).trim()
+    if (form.upload !== undefined) data.upload = form.upload
+    if (!data.upload && !data.url) {
+      return { view: await newResourceView(page, id, data, { url: ['Upload a file or give a URL'] }), status: 409 }
+    }
+    try {
+      const r: Dict = await call(page, 'resource_create', data)
+      return { redirect: `/dataset/${encodeURIComponent(d.name)}/resource/${encodeURIComponent(r.id)}` }
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e
+      return { view: await newResourceView(page, id, { ...data, upload: undefined }, fieldErrors(e)), status: 409 }
+    }
+  } finally {
+    // an upload no resource claimed (refused, invalid) leaves nothing stored
+    if (staged.length) await discardUnclaimed(page.deps.blobs, staged)
+  }
+}
+
+const FOLLOW: Record<string, [string, string, string]> = {
+  dataset: ['follow_dataset', 'unfollow_dataset', 'am_following_dataset'],
+  organization: ['follow_group', 'unfollow_group', 'am_following_group'],
+  group: ['follow_group', 'unfollow_group', 'am_following_group'],
+  user: ['follow_user', 'unfollow_user', 'am_following_user'],
+}
+
+/** POST /<kind>/follow/<id> and /<kind>/unfollow/<id>: then back to the object's page. */
+export async function follow(page: Page, kind: string, id: string, on: boolean): Promise<Outcome | null> {
+  const names = FOLLOW[kind]
+  if (!names) return null
+  if (!page.ctx.user) return { redirect: `/user/login?came_from=${encodeURIComponent(`/${kind}/${id}`)}` }
+  const form = await readForm(page)
+  if (!csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))) return { view: formExpiredView(page), status: 403 }
+  try {
+    await call(page, on ? names[0] : names[1], { id })
+  } catch (e) {
+    // following twice, or unfollowing what one does not follow: the page shows the real state
+    if (!(e instanceof ValidationError)) throw e
+  }
+  return { redirect: `/${kind}/${encodeURIComponent(id)}` }
+}
+
+/** The follow/unfollow button of an object's page (null for a visitor). */
+export async function FollowButton({ page, kind, id }: { page: Page; kind: keyof typeof FOLLOW; id: string }) {
+  if (!page.ctx.user) return null
+  const following = await call<boolean>(page, FOLLOW[kind]![2], { id }).catch(() => false)
+  return (
+    <form method="post" action={`/${kind}/${following ? 'unfollow' : 'follow'}/${encodeURIComponent(id)}`} class="follow">
+      <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+      <button type="submit">{following ? 'Unfollow' : 'Follow'}</button>
+    </form>
+  )
+}
