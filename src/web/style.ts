@@ -19,7 +19,7 @@ button.link{background:none;border:none;color:var(--accent);padding:0;text-decor
 .form{display:grid;gap:.75rem;max-width:32rem}.form label{font-weight:600;display:block}.form input,.form select,.form textarea{width:100%}
 .error{color:var(--bad);font-weight:600}.notice{background:#eef6ee;border:1px solid #9cc59c;padding:.5rem .75rem;border-radius:4px}
 .field-error{color:var(--bad);font-size:.9rem;margin:.1rem 0 0}
-main{max-width:72rem;margin:0 auto;padding:1rem}
+main{max-width:72rem;margin:0 auto;padding:1rem;overflow-wrap:anywhere}
 footer.site{border-top:1px solid var(--line);color:var(--muted);font-size:.875rem;padding:1rem;text-align:center}
 h1{font-size:1.75rem;line-height:1.25;margin:.5rem 0 1rem}
 h2{font-size:1.25rem;margin:1.5rem 0 .5rem}
@@ -35,7 +35,8 @@ button,.button{font:inherit;padding:.4rem .9rem;border:1px solid var(--accent);b
 .facets ul{list-style:none;margin:0;padding:0}
 .facets li a{display:flex;justify-content:space-between;gap:.5rem;text-decoration:none;padding:.1rem 0}
 .facets li a[aria-current]{font-weight:700}
-.count{color:var(--muted);font-variant-numeric:tabular-nums}
+.count{color:var(--muted);font-variant-numeric:tabular-nums;white-space:nowrap}
+.facets li a span:first-child{flex:1 1 auto}
 ul.items{list-style:none;margin:0;padding:0}
 ul.items>li{border-bottom:1px solid var(--line);padding:.75rem 0}
 ul.items h3{font-size:1.1rem;margin:0 0 .25rem}

@@ -33,7 +33,7 @@ export async function datasetSearch(page: Page, base: string, extraFq?: string) 
         {FACETS.map((f) => (
           <FacetList
             title={FACET_TITLES[f]}
-            items={[...(facets[f]?.items ?? [])].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name))}
+            items={(facets[f]?.items ?? []).filter((i) => i.name !== '').sort((a, b) => b.count - a.count || a.name.localeCompare(b.name))}
             active={(name) => active(f, name)}
             href={(name) => withParams(base, params, {}, active(f, name) ? { remove: [f, name] } : { add: [f, name] })}
           />
@@ -98,7 +98,7 @@ export async function searchPage(page: Page) {
   )
 }
 
-function Resources({ d }: { d: Dict }) {
+function Resources({ d, siteUrl }: { d: Dict; siteUrl: string }) {
   const resources = (d.resources ?? []) as Dict[]
   if (!resources.length) return <p class="muted">This dataset has no data files or links.</p>
   return (
@@ -111,8 +111,8 @@ function Resources({ d }: { d: Dict }) {
           </h3>
           {r.description ? <p>{text(r.description)}</p> : null}
           {r.url ? (
-            <a href={safeUrl(r.url)} rel="nofollow">
-              {r.url_type === 'upload' ? 'Download' : 'Go to resource'}
+            <a href={safeUrl(r.url, siteUrl)} rel="nofollow">
+              {r.url_type === 'upload' || r.url_type === 'datastore' ? 'Download' : 'Go to resource'}
             </a>
           ) : null}
         </li>
@@ -121,9 +121,15 @@ function Resources({ d }: { d: Dict }) {
   )
 }
 
-/** A link target from stored data: http(s) and relative URLs only (no javascript: or data:). */
-export function safeUrl(u: unknown): string {
-  const s = text(u).trim()
+/**
+ * A link target from stored data: http(s) and relative URLs only (no javascript: or data:); this
+ * site's own URLs (an upload's download URL is service.site_url + path) as paths, so they work
+ * whatever host the page was reached on.
+ */
+export function safeUrl(u: unknown, siteUrl = ''): string {
+  let s = text(u).trim()
+  const base = siteUrl.replace(/\/+$/, '')
+  if (base && s.startsWith(base + '/')) s = s.slice(base.length)
   return /^(https?:\/\/|\/(?!\/))/i.test(s) ? s : /^[a-z][a-z0-9+.-]*:/i.test(s) || s.startsWith('//') ? '#' : s
 }
 
@@ -166,7 +172,7 @@ export async function datasetPage(page: Page, id: string) {
           </a>
         </p>
       ) : null}
-      <Resources d={d} />
+      <Resources d={d} siteUrl={page.deps.config.str('service.site_url')} />
       {(d.tags ?? []).length ? (
         <>
           <h2>Tags</h2>
@@ -297,8 +303,8 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
       <h1>{text(r.name) || 'Unnamed resource'}</h1>
       {r.url ? (
         <p>
-          <a class="button" href={safeUrl(r.url)} rel="nofollow">
-            {r.url_type === 'upload' ? 'Download' : 'Go to resource'}
+          <a class="button" href={safeUrl(r.url, page.deps.config.str('service.site_url'))} rel="nofollow">
+            {r.url_type === 'upload' || r.url_type === 'datastore' ? 'Download' : 'Go to resource'}
           </a>{' '}
           <span class="muted">{text(r.url)}</span>
         </p>
@@ -361,6 +367,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
               </div>
               <Pager page={pageNo} count={Number(preview.total ?? 0)} size={PREVIEW_ROWS} href={(n) => withParams(base, params, { page: n > 1 ? String(n) : undefined })} />
               <h2>Data dictionary</h2>
+              <div class="scroll" tabindex={0} role="region" aria-label="Data dictionary">
               <table>
                 <thead>
                   <tr>
@@ -381,6 +388,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
                   ))}
                 </tbody>
               </table>
+              </div>
             </>
           ) : null}
         </>
