@@ -1,4 +1,5 @@
 // `npm run bench`: runs every benchmark and prints its figures beside the baselines.
+import { pagesBench } from './pages'
 import os from 'node:os'
 import { catalogueBench } from './catalogue'
 import { datastoreBench } from './datastore'
@@ -14,7 +15,8 @@ const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDig
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`)
-// BENCH_ONLY=catalogue|search|datastore|worker|dashboard runs one of them. Worker: BENCH_WORKER_CALLS (200),
+// BENCH_ONLY=catalogue|search|datastore|worker|dashboard|pages runs one of them. Pages: BENCH_PAGES_DATASETS (10000),
+// BENCH_PAGES_REQUESTS (300). Worker: BENCH_WORKER_CALLS (200),
 // BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),
 // BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
@@ -80,6 +82,11 @@ if (!only || only === 'scale') {
   const sizes = (process.env.BENCH_SCALE_SIZES ?? '10000,100000,300000').split(',').map((s) => Number(s.trim()))
   console.log('\n# 9. scale: one catalogue grown through package_create; RSS, heap, index and database bytes, search mix, restart')
   await scaleBench(sizes)
+}
+
+if (!only || only === 'pages') {
+  console.log('\n# 10. pages: server render time of the web pages at 10,000 datasets (in-process) and their HTML size')
+  await pagesBench()
 }
 
 if (only === 'scale-out') {

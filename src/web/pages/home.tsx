@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // The front page: search box, counts, the newest datasets, the largest organizations.
-import { DatasetList, Markdown, excerpt } from '../components'
+import { DatasetList, Markdown } from '../components'
 import { Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
@@ -10,12 +10,20 @@ const text = (v: unknown) => (typeof v === 'string' ? v : '')
 
 export async function homePage(page: Page) {
   const site = siteInfo(page)
-  const [newest, orgs, groups] = await Promise.all([
-    call<Dict>(page, 'package_search', { rows: 5, sort: 'metadata_created desc', include_private: true }),
-    call<Dict[]>(page, 'organization_list', { all_fields: true, sort: 'package_count', limit: 6 }),
+  // the largest organizations from the search's facet counts (one index lookup), not by counting
+  // every organization's datasets in SQL (12 ms at 10,000 datasets)
+  const [newest, groups, orgNames] = await Promise.all([
+    call<Dict>(page, 'package_search', {
+      rows: 5,
+      sort: 'metadata_created desc',
+      include_private: true,
+      'facet.field': '["organization"]',
+      'facet.limit': 6,
+    }),
     call<string[]>(page, 'group_list', { limit: 1000 }),
+    call<string[]>(page, 'organization_list', { limit: 1000 }),
   ])
-  const orgNames: string[] = await call(page, 'organization_list', { limit: 1000 })
+  const orgs = ((newest.search_facets?.organization?.items ?? []) as Dict[]).sort((a, b) => b.count - a.count || String(a.name).localeCompare(String(b.name)))
   return (
     <Layout title="" page={page}>
       <section class="hero">
@@ -55,10 +63,9 @@ export async function homePage(page: Page) {
             {orgs.map((o) => (
               <li>
                 <h3>
-                  <a href={`/organization/${encodeURIComponent(o.name)}`}>{text(o.display_name) || text(o.title) || text(o.name)}</a>
+                  <a href={`/organization/${encodeURIComponent(o.name)}`}>{text(o.display_name) || text(o.name)}</a>
                 </h3>
-                {o.description ? <p>{excerpt(o.description, 100)}</p> : null}
-                <p class="muted">{Number(o.package_count ?? 0).toLocaleString('en-US')} datasets</p>
+                <p class="muted">{Number(o.count ?? 0).toLocaleString('en-US')} datasets</p>
               </li>
             ))}
           </ul>
