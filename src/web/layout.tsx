@@ -20,6 +20,8 @@ export interface LayoutProps {
   children?: Child
 }
 
+/** CKAN's default logo path, an image this site does not serve: no logo is shown for it. */
+const DEFAULT_LOGO = '/base/images/ckan-logo.png'
 const DEFAULT_SITE = { title: 'CKAN', description: '', logo: '', intro: '', about: '' }
 
 export function Layout({ page, title, alternate, description, jsonLd, refresh, children }: LayoutProps) {
@@ -47,6 +49,7 @@ export function Layout({ page, title, alternate, description, jsonLd, refresh, c
         <header class="site">
           <div class="bar">
             <a class="brand" href="/">
+              {site.logo && site.logo !== DEFAULT_LOGO ? <img src={site.logo} alt="" /> : null}
               {site.title}
             </a>
             <nav aria-label="Main">

@@ -50,6 +50,35 @@ beforeAll(async () => {
 })
 afterAll(() => t?.client.close())
 
+describe('site settings', () => {
+  it('shows the title, description, logo, intro and about page, editable at runtime with config_option_update', async () => {
+    await t.ok(
+      'config_option_update',
+      {
+        'ckan.site_title': 'River Data Portal',
+        'ckan.site_description': 'Water data for everyone',
+        'ckan.site_logo': 'https://example.com/logo.png',
+        'ckan.site_intro_text': 'Welcome to the **river** portal.',
+        'ckan.site_about': 'We measure *rivers*.',
+      },
+      sys,
+    )
+    const home = await page('/')
+    expect(home.html).toContain('<title>River Data Portal</title>')
+    expect(home.html).toContain('<meta name="description" content="Water data for everyone"/>')
+    expect(home.html).toContain('<img src="https://example.com/logo.png" alt=""/>')
+    expect(home.html).toContain('Welcome to the <strong>river</strong> portal.')
+    expect(home.html).toContain('href="/about"')
+    const about = await page('/about')
+    expect(about.html).toContain('<em>rivers</em>')
+    expect((await page('/dataset')).html).toContain('<title>Datasets - River Data Portal</title>')
+    await t.ok('config_option_update', { 'ckan.site_title': 'CKAN', 'ckan.site_logo': '/base/images/ckan-logo.png', 'ckan.site_about': '' }, sys)
+    const reset = await page('/')
+    expect(reset.html).not.toContain('<img')
+    expect(reset.html).not.toContain('href="/about"')
+  })
+})
+
 describe('for search engines and harvesters', () => {
   it('a dataset page carries schema.org Dataset JSON-LD', async () => {
     const r = await page('/dataset/river-levels')
