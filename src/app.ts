@@ -9,6 +9,7 @@ import { mountDumpRoute } from './http/dump-route'
 import { mountDownloadRoute } from './http/download-route'
 import { mountImageRoute } from './http/image-route'
 import { mountWebRoutes } from './web/mount'
+import { mountOpenApiRoutes } from './http/openapi-route'
 
 /** `source`: the process's Deps, or a way to build them per request (see http/deps-source.ts). */
 export function createApp(source: DepsSource) {
@@ -29,6 +30,7 @@ export function createApp(source: DepsSource) {
   mountDumpRoute(app, deps)
   mountDownloadRoute(app, deps)
   mountImageRoute(app, deps)
+  mountOpenApiRoutes(app, deps)
   mountWebRoutes(app, deps)
   app.onError((err) => internalError(err))
   return app

@@ -69,5 +69,14 @@ describe('web pages on the Worker', () => {
     const o = await page('/organization/edge-web-org')
     expect(o.html).toContain('Edge web data')
     expect((await page('/nowhere')).status).toBe(404)
+
+    // the OpenAPI document is generated in the isolate too (zod's JSON Schema on workerd)
+    const api = await w.mf.dispatchFetch('http://localhost/api/3/openapi.json')
+    expect(api.status).toBe(200)
+    const doc = (await api.json()) as { openapi: string; paths: Record<string, unknown> }
+    expect(doc.openapi).toBe('3.1.0')
+    expect(doc.paths['/api/3/action/package_search']).toBeDefined()
+    const described = await w.mf.dispatchFetch(`http://localhost/api/3/datastore/${table.resource_id}/openapi.json`)
+    expect(described.status).toBe(200)
   })
 })

@@ -1,0 +1,45 @@
+// GET /api/3/openapi.json (OpenAPI 3.1 of every registered action, generated once per process)
+// and /api/3/docs (a Scalar API reference page reading it).
+import type { Hono } from 'hono'
+import { Scalar } from '@scalar/hono-api-reference'
+import { asciiJson } from '../lib/json'
+import { openApiDocument } from '../openapi/document'
+import { tableDocument, type TableField } from '../openapi/datastore'
+import { registry } from '../actions'
+import { invoke } from '../actions/invoke'
+import { requestContext } from './action-route'
+import { fail, helpUrl } from './envelope'
+import type { DepsResolver } from './deps-source'
+
+export function mountOpenApiRoutes(app: Hono, source: DepsResolver) {
+  const documentFor = (req: Request) => {
+    const config = source.config(req)
+    return openApiDocument(config.str('service.site_url'), config.str('service.site_title'))
+  }
+  for (const path of ['/api/3/openapi.json', '/api/openapi.json']) {
+    app.get(path, (c) =>
+      new Response(asciiJson(documentFor(c.req.raw)), {
+        headers: { 'content-type': 'application/json;charset=utf-8', 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' },
+      }),
+    )
+  }
+  app.get('/api/3/docs', Scalar({ url: '/api/3/openapi.json', pageTitle: 'Action API reference' }))
+
+  // one table: the caller must be able to read it (datastore_search's own rule)
+  app.get('/api/3/datastore/:id/openapi.json', async (c) => {
+    const help = helpUrl(source.config(c.req.raw).str('service.site_url'), 'datastore_search')
+    try {
+      const deps = await source.of(c.req.raw)
+      const ctx = await requestContext(deps, c.req.raw.headers)
+      const id = c.req.param('id')
+      const found = (await invoke(ctx, registry.get('datastore_search')!, { resource_id: id, limit: 0, include_total: false })) as { fields: TableField[] }
+      const resource = (await invoke(ctx, registry.get('resource_show')!, { id }).catch(() => ({}))) as { name?: string }
+      const doc = tableDocument(deps.config.str('service.site_url'), id, resource.name ?? '', found.fields)
+      return new Response(asciiJson(doc), {
+        headers: { 'content-type': 'application/json;charset=utf-8', 'cache-control': ctx.user ? 'private, no-cache' : 'public, max-age=60' },
+      })
+    } catch (err) {
+      return fail(help, err)
+    }
+  })
+}
