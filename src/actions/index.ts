@@ -1,6 +1,7 @@
 // The registry: every action by name, built from each group's index.ts.
 import type { Action } from './action'
 import { actions as activity } from './activity'
+import { actions as changes } from './changes'
 import { actions as config } from './config'
 import { actions as dashboard } from './dashboard'
 import { actions as datastore } from './datastore'
@@ -50,5 +51,5 @@ export const registry = build([
   follow, activity, dashboard,
   relationship, rating, taskStatus, termTranslation,
   resourceView, xloader,
-  job,
+  job, changes,
 ])

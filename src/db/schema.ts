@@ -372,6 +372,9 @@ export const changeLog = sqliteTable(
     entity_type: text().notNull(), // 'package' | 'group' | 'user' | 'tag' | 'vocabulary' | 'config'
     entity_id: text().notNull(),
     op: text().notNull(), // 'upsert' | 'delete' | 'purge'
+    // what changes_list needs beside the op: a dataset's "<state>:<private|public>" as written, a
+    // group's "organization" or "group" (null where the write did not change them)
+    detail: text(),
     at: text()
       .notNull()
       .default(sql`(strftime('%Y-%m-%dT%H:%M:%f', 'now'))`),

@@ -127,7 +127,7 @@ export class LruCaches implements Caches {
 
   apply(changes: Change[]) {
     // changes that never touch dataset dicts
-    const keyOnly = ['user', 'config', 'api_token', 'package_member']
+    const keyOnly = ['user', 'config', 'api_token', 'package_member', 'resource', 'datastore']
     if (changes.some((c) => !keyOnly.includes(c.entity_type))) this.packageGeneration++
     for (const c of changes) {
       switch (c.entity_type) {

@@ -11,10 +11,16 @@ export interface Change {
 /** Gets each batch of new entries, and the reader of the request that fetched them (for any I/O). */
 export type ChangeListener = (changes: Change[], read: ReadExecutor) => void | Promise<void>
 
-/** Rows appended to the change log by a write, to be put in that write's batch. */
-export function changeRow(entity_type: string, entity_id: string, op = 'upsert') {
-  return { entity_type, entity_id, op }
+/**
+ * Rows appended to the change log by a write, to be put in that write's batch. `detail`: what
+ * changes_list reads beside the op (see packageDetail, and 'organization' | 'group' for groups).
+ */
+export function changeRow(entity_type: string, entity_id: string, op = 'upsert', detail?: string) {
+  return detail === undefined ? { entity_type, entity_id, op } : { entity_type, entity_id, op, detail }
 }
+
+/** A dataset's state and visibility as a change-log detail: "active:public", "deleted:private"… */
+export const packageDetail = (row: { state: string; private: boolean }) => `${row.state}:${row.private ? 'private' : 'public'}`
 
 const nextTurn: (fn: () => void) => void =
   typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0)

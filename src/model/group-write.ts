@@ -204,7 +204,7 @@ export async function saveGroup(
   if (Object.keys(errors).length) throw new ValidationError(errors)
 
   const steps: Step[] = []
-  const changed: ReturnType<typeof changeRow>[] = [changeRow('group', id)]
+  const changed: ReturnType<typeof changeRow>[] = [changeRow('group', id, 'upsert', isOrg ? 'organization' : 'group')]
   const text = (v: string | null | undefined, old: string | undefined, def = '') =>
     v === undefined ? (old ?? def) : (v ?? '')
   const row: GroupRow = {
@@ -355,7 +355,7 @@ export async function removeGroup(ctx: ActionContext, g: GroupRow, purge: boolea
       ),
     )
   const live = linked.filter((m) => m.state === 'active')
-  const changed = [changeRow('group', g.id, purge ? 'purge' : 'delete')]
+  const changed = [changeRow('group', g.id, purge ? 'purge' : 'delete', g.is_organization ? 'organization' : 'group')]
   for (const m of live) {
     if (m.table_name === 'package') changed.push(changeRow('package', m.table_id))
     if (m.table_name === 'group')

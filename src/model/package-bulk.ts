@@ -5,7 +5,7 @@ import type { ActionContext } from '../context'
 import { activities, changeLog, groups, packages } from '../db/schema'
 import { rawInsert } from '../db/raw-insert'
 import { reqString, stringList } from '../validation/fields'
-import { changeRow } from './changes'
+import { changeRow, packageDetail } from './changes'
 import { packageActivityRow } from './activity'
 import { forgetPackages, packageDicts } from './package'
 
@@ -53,7 +53,7 @@ export async function bulkUpdateDatasets(
   })
   await ctx.writer.write([
     ctx.db.update(packages).set(set).where(owned),
-    ctx.db.insert(changeLog).values(rows.map((r) => changeRow('package', r.id))),
+    ctx.db.insert(changeLog).values(rows.map((r) => changeRow('package', r.id, 'upsert', packageDetail({ ...r, ...set })))),
     ...(acts.length ? [rawInsert(activities, acts)] : []),
   ])
   forgetPackages(ctx)

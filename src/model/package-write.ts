@@ -8,7 +8,7 @@ import { canAddDatasetToOrg } from '../auth/package'
 import { collaboratorMayNotMove } from '../auth/collaborator'
 import { packageActivityRow } from './activity'
 import { immutableJson } from '../lib/json'
-import { changeRow, type Change } from './changes'
+import { changeRow, packageDetail, type Change } from './changes'
 import { datasetDefaultViews } from './default-views'
 import { forgetPackages, type PackageDict, type PackageRow } from './package'
 import {
@@ -291,7 +291,7 @@ async function write(
     stmts.push(
       ...datasetDefaultViews(ctx, dict.resources, cur?.dict.resources),
     )
-  for (const c of changed) stmts.push(rawInsert(changeLog, [changeRow('package', c)]))
+  for (const c of changed) stmts.push(rawInsert(changeLog, [changeRow('package', c, 'upsert', c === row.id ? packageDetail(row) : undefined)]))
   if (!row.private) {
     const type = !old
       ? 'new package'

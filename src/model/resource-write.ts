@@ -100,7 +100,12 @@ export async function saveResource(
   const list = [...others, shown].sort((a, b) => (a.position as number) - (b.position as number))
   const views = resourceDefaultViews(ctx, before, shown)
   const load = loadOnResourceWrite(ctx, before, shown)
-  await commitDatasetChange(ctx, pkg, dict, list, now, [stmt, ...views, ...load])
+  // changes_list: the resource itself, and its DataStore table when one appears or goes
+  const logged = [changeRow('resource', row.id)]
+  const hadTable = existing?.state === 'active' && !!existing.datastore_active
+  if (hadTable !== !!row.datastore_active) logged.push(changeRow('datastore', row.id, row.datastore_active ? 'upsert' : 'delete'))
+  const log = ctx.db.insert(changeLog).values(logged)
+  await commitDatasetChange(ctx, pkg, dict, list, now, [stmt, ...views, ...load, log])
   await syncResourceFile(ctx, existing, row, res.upload)
   return resourceToDict(row, siteUrl)
 }
@@ -117,6 +122,10 @@ export async function deleteResource(ctx: ActionContext, res: ResourceRow) {
       .where(eq(resources.id, res.id)),
     // Views go with their resource.
     ctx.db.delete(resourceViews).where(eq(resourceViews.resource_id, res.id)),
+    ctx.db.insert(changeLog).values([
+      changeRow('resource', res.id, 'delete'),
+      ...(res.state === 'active' && res.datastore_active ? [changeRow('datastore', res.id, 'delete')] : []),
+    ]),
   ]
   if (res.state === 'active')
     stmts.push(

@@ -16,7 +16,7 @@ import {
   resourceViews,
   resources,
 } from '../../db/schema'
-import { changeRow } from '../../model/changes'
+import { changeRow, packageDetail } from '../../model/changes'
 import { dropDatasetCollaborators } from '../../model/collaborator'
 import { forgetPackages, loadPackage } from '../../model/package'
 import { datasetFileKeys } from '../../model/resource-file'
@@ -91,7 +91,7 @@ undone. Only sysadmins may purge datasets.
       db
         .insert(changeLog)
         .values([
-          changeRow('package', pkg.id, 'purge'),
+          changeRow('package', pkg.id, 'purge', packageDetail(pkg)),
           ...others.map((o) => changeRow('package', o)),
         ]),
     ])

@@ -6,7 +6,7 @@ import { defineAction } from '../action'
 import { idOrName } from '../../validation/fields'
 import { activities, changeLog, groups, members, packages } from '../../db/schema'
 import { activityRow } from '../../model/activity'
-import { changeRow } from '../../model/changes'
+import { changeRow, packageDetail } from '../../model/changes'
 import { dropDatasetCollaborators } from '../../model/collaborator'
 import { forgetPackages, loadPackage, packageDict } from '../../model/package'
 import { requireCanDeletePackage } from '../../auth/package'
@@ -54,7 +54,7 @@ dataset_purge removes it for good. You must be allowed to edit the dataset.
             inArray(members.group_id, groupIds),
           ),
         ),
-      ctx.db.insert(changeLog).values(changeRow('package', pkg.id)),
+      ctx.db.insert(changeLog).values(changeRow('package', pkg.id, 'upsert', packageDetail({ state: 'deleted', private: pkg.private }))),
       // ckan: and so do its collaborators
       ...dropDatasetCollaborators(ctx, pkg.id),
     ]
