@@ -19,8 +19,31 @@ export function changeRow(entity_type: string, entity_id: string, op = 'upsert',
   return detail === undefined ? { entity_type, entity_id, op } : { entity_type, entity_id, op, detail }
 }
 
-/** A dataset's state and visibility as a change-log detail: "active:public", "deleted:private"… */
-export const packageDetail = (row: { state: string; private: boolean }) => `${row.state}:${row.private ? 'private' : 'public'}`
+type Vis = { state: string; private: boolean }
+
+/**
+ * A dataset write as a change-log detail, "<change>:<private|public>": what changes_list reports
+ * (created, updated, deleted, made_private, made_public, purged) and who could see the dataset
+ * after it. The writer knows both; the feed reads each row alone.
+ */
+export function packageDetail(after: Vis, before: Vis | undefined | null, purged = false): string {
+  const change = purged
+    ? 'purged'
+    : !before
+      ? 'created'
+      : after.state === 'deleted' && before.state !== 'deleted'
+        ? 'deleted'
+        : after.private !== before.private
+          ? after.private
+            ? 'made_private'
+            : 'made_public'
+          : 'updated'
+  return `${change}:${after.private ? 'private' : 'public'}`
+}
+
+/** A group write as a change-log detail, "<change>:<organization|group>". */
+export const groupDetail = (change: 'created' | 'updated' | 'deleted' | 'purged', isOrg: boolean) =>
+  `${change}:${isOrg ? 'organization' : 'group'}`
 
 const nextTurn: (fn: () => void) => void =
   typeof setImmediate === 'function' ? (fn) => void setImmediate(fn) : (fn) => void setTimeout(fn, 0)

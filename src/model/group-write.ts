@@ -26,7 +26,7 @@ import {
   reqString,
 } from '../validation/fields'
 import { activityRow } from './activity'
-import { changeRow } from './changes'
+import { changeRow, groupDetail } from './changes'
 import {
   descendantIds,
   findGroup,
@@ -204,7 +204,7 @@ export async function saveGroup(
   if (Object.keys(errors).length) throw new ValidationError(errors)
 
   const steps: Step[] = []
-  const changed: ReturnType<typeof changeRow>[] = [changeRow('group', id, 'upsert', isOrg ? 'organization' : 'group')]
+  const changed: ReturnType<typeof changeRow>[] = [changeRow('group', id, 'upsert', groupDetail(existing ? 'updated' : 'created', isOrg))]
   const text = (v: string | null | undefined, old: string | undefined, def = '') =>
     v === undefined ? (old ?? def) : (v ?? '')
   const row: GroupRow = {
@@ -355,7 +355,7 @@ export async function removeGroup(ctx: ActionContext, g: GroupRow, purge: boolea
       ),
     )
   const live = linked.filter((m) => m.state === 'active')
-  const changed = [changeRow('group', g.id, purge ? 'purge' : 'delete', g.is_organization ? 'organization' : 'group')]
+  const changed = [changeRow('group', g.id, purge ? 'purge' : 'delete', groupDetail(purge ? 'purged' : 'deleted', g.is_organization))]
   for (const m of live) {
     if (m.table_name === 'package') changed.push(changeRow('package', m.table_id))
     if (m.table_name === 'group')

@@ -53,7 +53,7 @@ export async function bulkUpdateDatasets(
   })
   await ctx.writer.write([
     ctx.db.update(packages).set(set).where(owned),
-    ctx.db.insert(changeLog).values(rows.map((r) => changeRow('package', r.id, 'upsert', packageDetail({ ...r, ...set })))),
+    ctx.db.insert(changeLog).values(rows.map((r) => changeRow('package', r.id, 'upsert', packageDetail({ ...r, ...set }, r)))),
     ...(acts.length ? [rawInsert(activities, acts)] : []),
   ])
   forgetPackages(ctx)

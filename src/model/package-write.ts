@@ -291,7 +291,7 @@ async function write(
     stmts.push(
       ...datasetDefaultViews(ctx, dict.resources, cur?.dict.resources),
     )
-  for (const c of changed) stmts.push(rawInsert(changeLog, [changeRow('package', c, 'upsert', c === row.id ? packageDetail(row) : undefined)]))
+  for (const c of changed) stmts.push(rawInsert(changeLog, [changeRow('package', c, 'upsert', c === row.id ? packageDetail(row, old) : undefined)]))
   if (!row.private) {
     const type = !old
       ? 'new package'

@@ -101,9 +101,9 @@ export async function saveResource(
   const views = resourceDefaultViews(ctx, before, shown)
   const load = loadOnResourceWrite(ctx, before, shown)
   // changes_list: the resource itself, and its DataStore table when one appears or goes
-  const logged = [changeRow('resource', row.id)]
+  const logged = [changeRow('resource', row.id, 'upsert', existing?.state === 'active' ? 'updated' : 'created')]
   const hadTable = existing?.state === 'active' && !!existing.datastore_active
-  if (hadTable !== !!row.datastore_active) logged.push(changeRow('datastore', row.id, row.datastore_active ? 'upsert' : 'delete'))
+  if (hadTable !== !!row.datastore_active) logged.push(changeRow('datastore', row.id, row.datastore_active ? 'upsert' : 'delete', row.datastore_active ? 'created' : 'deleted'))
   const log = ctx.db.insert(changeLog).values(logged)
   await commitDatasetChange(ctx, pkg, dict, list, now, [stmt, ...views, ...load, log])
   await syncResourceFile(ctx, existing, row, res.upload)
@@ -123,8 +123,8 @@ export async function deleteResource(ctx: ActionContext, res: ResourceRow) {
     // Views go with their resource.
     ctx.db.delete(resourceViews).where(eq(resourceViews.resource_id, res.id)),
     ctx.db.insert(changeLog).values([
-      changeRow('resource', res.id, 'delete'),
-      ...(res.state === 'active' && res.datastore_active ? [changeRow('datastore', res.id, 'delete')] : []),
+      changeRow('resource', res.id, 'delete', 'deleted'),
+      ...(res.state === 'active' && res.datastore_active ? [changeRow('datastore', res.id, 'delete', 'deleted')] : []),
     ]),
   ]
   if (res.state === 'active')

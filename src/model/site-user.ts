@@ -27,7 +27,7 @@ export async function ensureSiteUser(deps: Deps): Promise<{ user: UserRow; creat
   try {
     await deps.db.batch([
       deps.db.insert(users).values(row),
-      deps.db.insert(changeLog).values(changeRow('user', id)),
+      deps.db.insert(changeLog).values(changeRow('user', id, 'upsert', 'created')),
     ])
   } catch (e) {
     // Another process created it first.

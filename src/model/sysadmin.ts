@@ -41,7 +41,7 @@ export async function addSysadmin(
         state: 'active',
         created: deps.now(),
       }),
-      deps.db.insert(changeLog).values(changeRow('user', id)),
+      deps.db.insert(changeLog).values(changeRow('user', id, 'upsert', 'created')),
     ])
   }
   const [row] = await deps.db.select().from(users).where(eq(users.name, name)).limit(1)

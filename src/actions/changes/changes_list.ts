@@ -53,14 +53,16 @@ interface Row {
   op: string
   detail: string | null
   at: string
-  prev_seq: number | null
-  prev_detail: string | null
 }
 
+/** "<change>:<qualifier>" of a row's detail; rows written before details existed have none. */
 const parseDetail = (d: string | null) => {
-  const m = d ? /^(\w+):(private|public)$/.exec(d) : null
-  return m ? { state: m[1]!, vis: m[2] as 'private' | 'public' } : null
+  const m = d ? /^(created|updated|deleted|purged|made_private|made_public):(\w+)$/.exec(d) : null
+  return m ? { change: m[1]!, qualifier: m[2]! } : null
 }
+
+/** What a row without a detail tells: its op. */
+const byOp = (op: string) => (op === 'purge' ? 'purged' : op === 'delete' ? 'deleted' : 'updated')
 
 export const changesList = defineAction({
   name: 'changes_list',
@@ -94,8 +96,7 @@ drop it); changes to objects the caller may not read are left out.
   async run(ctx, p) {
     const days = ctx.config.int('service.changes.retention_days') || 90
     const cutoff = new Date(Date.parse(ctx.now()) - days * 86_400_000).toISOString().slice(0, 23)
-    const [first] = await ctx.read('SELECT min(seq) AS seq FROM change_log WHERE at >= ?', [cutoff])
-    const oldestKept = first?.seq === null || first?.seq === undefined ? null : Number(first.seq)
+    const oldestKept = await firstSeqSince(ctx, cutoff)
     let after = oldestKept === null ? Number.MAX_SAFE_INTEGER : oldestKept - 1
     if (p.since !== undefined && p.since !== null && p.since !== '') {
       const seq = seqOf(asText(p.since))
@@ -110,11 +111,12 @@ drop it); changes to objects the caller may not read are left out.
     }
     const entities = [...new Set(p.types.map((t) => ENTITY[t]))]
     const marks = entities.map(() => '?').join(',')
+    // each row says what happened (its detail, written by the write that knew): no lookups of
+    // earlier rows, one range read of the log ("+entity_type": walk the seq range, not the
+    // entity index, which the planner would otherwise pick for the IN list and then sort)
     const rows = (await ctx.read(
-      `SELECT c.seq, c.entity_type, c.entity_id, c.op, c.detail, c.at,
-         (SELECT p.seq FROM change_log p WHERE p.entity_type = c.entity_type AND p.entity_id = c.entity_id AND p.seq < c.seq ORDER BY p.seq DESC LIMIT 1) AS prev_seq,
-         (SELECT p.detail FROM change_log p WHERE p.entity_type = c.entity_type AND p.entity_id = c.entity_id AND p.seq < c.seq AND p.detail IS NOT NULL ORDER BY p.seq DESC LIMIT 1) AS prev_detail
-       FROM change_log c WHERE c.seq > ? AND c.entity_type IN (${marks}) ORDER BY c.seq LIMIT ?`,
+      `SELECT seq, entity_type, entity_id, op, detail, at FROM change_log
+       WHERE seq > ? AND +entity_type IN (${marks}) ORDER BY seq LIMIT ?`,
       [after, ...entities, p.limit],
     )) as unknown as Row[]
     const last = rows.length ? Number(rows[rows.length - 1]!.seq) : after
@@ -124,6 +126,36 @@ drop it); changes to objects the caller may not read are left out.
 })
 
 type Ctx = Parameters<typeof changesList.run>[0]
+
+/**
+ * The first change at or after `cutoff`, or null. The log is appended in time order, so this is a
+ * binary search over seq (each step one rowid lookup) instead of a scan of `at`; the common case,
+ * a log younger than the retention, is its first row.
+ */
+async function firstSeqSince(ctx: Ctx, cutoff: string): Promise<number | null> {
+  const at = async (sql: string, args: unknown[]) => {
+    const [r] = await ctx.read(sql, args as never[])
+    return r ? { seq: Number(r.seq), at: String(r.at) } : null
+  }
+  const first = await at('SELECT seq, at FROM change_log ORDER BY seq LIMIT 1', [])
+  if (!first) return null
+  if (first.at >= cutoff) return first.seq
+  const last = await at('SELECT seq, at FROM change_log ORDER BY seq DESC LIMIT 1', [])
+  if (!last || last.at < cutoff) return null
+  let lo = first.seq // at < cutoff
+  let hi = last.seq // at >= cutoff
+  while (hi - lo > 1) {
+    const mid = lo + Math.floor((hi - lo) / 2)
+    const r = await at('SELECT seq, at FROM change_log WHERE seq >= ? ORDER BY seq LIMIT 1', [mid])
+    if (!r || r.seq >= hi) {
+      lo = mid
+      continue
+    }
+    if (r.at >= cutoff) hi = r.seq
+    else lo = r.seq
+  }
+  return hi
+}
 
 async function visibleChanges(ctx: Ctx, rows: Row[], types: Set<ChangeType>) {
   const ids = (t: string) => [...new Set(rows.filter((r) => r.entity_type === t).map((r) => String(r.entity_id)))]
@@ -167,18 +199,11 @@ async function visibleChanges(ctx: Ctx, rows: Row[], types: Set<ChangeType>) {
     const id = String(r.entity_id)
     const seq = Number(r.seq)
     const timestamp = String(r.at).length === 23 ? `${r.at}000` : String(r.at)
-    const first = r.prev_seq === null || r.prev_seq === undefined
+    const detail = parseDetail(r.detail)
     if (r.entity_type === 'package') {
-      const own = parseDetail(r.detail)
-      const before = parseDetail(r.prev_detail)
       const row = pkgs.get(id) as { name: unknown; private: boolean } | undefined
-      let change = 'updated'
-      if (r.op === 'purge') change = 'purged'
-      else if (first) change = 'created'
-      else if (own?.state === 'deleted' && before?.state !== 'deleted') change = 'deleted'
-      else if (own && before && own.vis !== before.vis) change = own.vis === 'private' ? 'made_private' : 'made_public'
-      // visible then: what the log says, else the row as it is now
-      const wasPublic = (own ?? before)?.vis === 'public' || (!own && !before && !!row && !row.private)
+      const change = detail?.change ?? byOp(r.op)
+      const wasPublic = detail ? detail.qualifier === 'public' : !!row && !row.private
       // what the caller could see then: a public dataset's changes, a private one's only with a
       // right to its private datasets (so reading the feed later shows what following it live did)
       const show = sysadmin || change === 'made_private' || wasPublic || (await canReadPrivate(id))
@@ -190,17 +215,17 @@ async function visibleChanges(ctx: Ctx, rows: Row[], types: Set<ChangeType>) {
       const pkgId = res ? String(res.package_id) : null
       if (!pkgId || !(sysadmin || (await canRead(pkgId)))) continue
       const type: ChangeType = r.entity_type === 'resource' ? 'resource' : 'datastore'
-      const change = r.op === 'delete' ? 'deleted' : r.entity_type === 'datastore' || first ? 'created' : 'updated'
+      const change = r.detail && /^(created|updated|deleted)$/.test(r.detail) ? r.detail : byOp(r.op)
       out.push({ seq, type, id, name: res?.name === null || res?.name === undefined ? null : String(res.name), change, timestamp })
     } else if (r.entity_type === 'group') {
       const row = groups.get(id)
-      const kind: ChangeType = (r.detail ?? r.prev_detail) === 'organization' || (!r.detail && !r.prev_detail && !!row && !!Number(row.is_organization)) ? 'organization' : 'group'
+      const kind: ChangeType = (detail ? detail.qualifier === 'organization' : !!row && !!Number(row.is_organization)) ? 'organization' : 'group'
       if (!types.has(kind)) continue
-      const change = r.op === 'purge' ? 'purged' : r.op === 'delete' ? 'deleted' : first ? 'created' : 'updated'
+      const change = detail?.change ?? byOp(r.op)
       out.push({ seq, type: kind, id, name: row ? String(row.name) : null, change, timestamp })
     } else if (r.entity_type === 'user') {
       if (!(sysadmin || publicUsers || ctx.user?.id === id)) continue
-      const change = r.op === 'delete' ? 'deleted' : first ? 'created' : 'updated'
+      const change = r.detail && /^(created|deleted)$/.test(r.detail) ? r.detail : byOp(r.op)
       const row = users.get(id)
       out.push({ seq, type: 'user', id, name: row ? String(row.name) : null, change, timestamp })
     }

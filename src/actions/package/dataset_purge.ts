@@ -91,7 +91,7 @@ undone. Only sysadmins may purge datasets.
       db
         .insert(changeLog)
         .values([
-          changeRow('package', pkg.id, 'purge', packageDetail(pkg)),
+          changeRow('package', pkg.id, 'purge', packageDetail(pkg, pkg, true)),
           ...others.map((o) => changeRow('package', o)),
         ]),
     ])

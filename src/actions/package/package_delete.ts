@@ -54,7 +54,7 @@ dataset_purge removes it for good. You must be allowed to edit the dataset.
             inArray(members.group_id, groupIds),
           ),
         ),
-      ctx.db.insert(changeLog).values(changeRow('package', pkg.id, 'upsert', packageDetail({ state: 'deleted', private: pkg.private }))),
+      ctx.db.insert(changeLog).values(changeRow('package', pkg.id, 'upsert', packageDetail({ state: 'deleted', private: pkg.private }, pkg))),
       // ckan: and so do its collaborators
       ...dropDatasetCollaborators(ctx, pkg.id),
     ]

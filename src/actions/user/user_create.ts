@@ -82,7 +82,7 @@ Only sysadmins may call this, unless the site allows creating users through the 
     try {
       await ctx.db.batch([
         ctx.db.insert(users).values(row),
-        ctx.db.insert(changeLog).values(changeRow('user', id)),
+        ctx.db.insert(changeLog).values(changeRow('user', id, 'upsert', 'created')),
         ...(activity ? [ctx.db.insert(activities).values({ ...activity, user_id: id })] : []),
       ])
     } catch (e) {

@@ -44,7 +44,7 @@ organization. Only sysadmins may do this.
         .update(members)
         .set({ state: 'deleted' })
         .where(and(eq(members.table_id, user.id), eq(members.table_name, 'user'))),
-      ctx.db.insert(changeLog).values(changeRow('user', user.id, 'delete')),
+      ctx.db.insert(changeLog).values(changeRow('user', user.id, 'delete', 'deleted')),
       ...groupIds.map((g) => ctx.db.insert(changeLog).values(changeRow('group', g))),
       // ckan: the user stops being a collaborator on any dataset
       ...dropUserCollaborations(ctx, user.id),
