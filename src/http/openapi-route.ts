@@ -1,9 +1,10 @@
-// GET /api/3/openapi.json (OpenAPI 3.1 of every registered action, generated once per process)
-// and /api/3/docs (a Scalar API reference page reading it).
+// GET /api/3/openapi.json (OpenAPI 3.1 of every registered action, generated once per process),
+// /api/3/docs (a Scalar API reference page reading it), and the MCP endpoint /mcp.
 import type { Hono } from 'hono'
 import { Scalar } from '@scalar/hono-api-reference'
 import { asciiJson } from '../lib/json'
 import { openApiDocument } from '../openapi/document'
+import { mcpResponse } from '../mcp/server'
 import { tableDocument, type TableField } from '../openapi/datastore'
 import { registry } from '../actions'
 import { invoke } from '../actions/invoke'
@@ -12,6 +13,8 @@ import { fail, helpUrl } from './envelope'
 import type { DepsResolver } from './deps-source'
 
 export function mountOpenApiRoutes(app: Hono, source: DepsResolver) {
+  // MCP (Streamable HTTP) from the same registry; see src/mcp/server.ts
+  app.on(['GET', 'POST', 'DELETE'], '/mcp', (c) => mcpResponse(source, c.req.raw))
   const documentFor = (req: Request) => {
     const config = source.config(req)
     return openApiDocument(config.str('service.site_url'), config.str('service.site_title'))

@@ -40,7 +40,7 @@ export function authInWords(a: AnyAction): string {
 }
 
 /** The action's parameters as a JSON Schema object; documented parameters the schema lacks are added as open. */
-function paramsSchema(a: AnyAction, doc: Map<string, DocParam>): Json {
+export function actionParamsSchema(a: AnyAction, doc: Map<string, DocParam>): Json {
   let schema: Json
   try {
     schema = z.toJSONSchema(a.params, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Json
@@ -104,7 +104,7 @@ function components(): Json {
 
 function operation(a: AnyAction, method: 'get' | 'post'): Json {
   const doc = parseHelp(a.help)
-  const schema = paramsSchema(a, doc.params)
+  const schema = actionParamsSchema(a, doc.params)
   const op: Json = {
     operationId: method === 'get' ? `${a.name}_get` : a.name,
     summary: doc.summary || a.name,

@@ -78,5 +78,24 @@ describe('web pages on the Worker', () => {
     expect(doc.paths['/api/3/action/package_search']).toBeDefined()
     const described = await w.mf.dispatchFetch(`http://localhost/api/3/datastore/${table.resource_id}/openapi.json`)
     expect(described.status).toBe(200)
+
+    // MCP (Streamable HTTP, JSON answers) in the isolate: initialize, list the tools, search
+    const rpc = async (id: number, method: string, params: object) => {
+      const res = await w.mf.dispatchFetch('http://localhost/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      })
+      expect(res.status).toBe(200)
+      return ((await res.json()) as { result: any }).result
+    }
+    const init = await rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'edge-test', version: '1' } })
+    expect(init.capabilities.tools).toBeDefined()
+    const tools = await rpc(2, 'tools/list', {})
+    expect(tools.tools.map((x: { name: string }) => x.name)).toContain('datastore_search')
+    const found = await rpc(3, 'tools/call', { name: 'package_search', arguments: { q: 'edge' } })
+    const text = JSON.parse(found.content[0].text)
+    expect(text.results.map((d: { name: string }) => d.name)).toContain('edge-web-data')
+    expect(text.results.map((d: { name: string }) => d.name)).not.toContain('edge-web-private')
   })
 })

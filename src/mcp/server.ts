@@ -1,0 +1,177 @@
+// An MCP server at /mcp (Streamable HTTP, stateless: a server and transport per request, so no
+// request awaits another's I/O in workerd). Tools come from the action registry: the read actions
+// for anyone, a few write actions for a caller who presents an API key or token (the actions'
+// own authorization decides what that user may do). Answers are trimmed for a model's context,
+// with the offset or cursor to continue. Resources: a dataset's and a DataStore table's description.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import {
+  CallToolRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js'
+import { registry } from '../actions'
+import { invoke } from '../actions/invoke'
+import type { ActionContext } from '../context'
+import { ActionError } from '../errors'
+import { requestContext } from '../http/action-route'
+import type { DepsResolver } from '../http/deps-source'
+import { actionParamsSchema, parseHelp } from '../openapi/document'
+
+type Dict = Record<string, any>
+
+const READ_TOOLS = [
+  'package_search',
+  'package_show',
+  'resource_show',
+  'organization_list',
+  'organization_show',
+  'group_list',
+  'group_show',
+  'tag_list',
+  'datastore_search',
+  'datastore_info',
+  'changes_list',
+  'status_show',
+]
+const WRITE_TOOLS = ['package_create', 'package_patch', 'resource_create', 'resource_patch', 'datastore_create', 'datastore_upsert']
+
+/** A dataset dict cut to what a model needs to choose and cite it. */
+function briefDataset(d: Dict): Dict {
+  const notes = typeof d.notes === 'string' ? d.notes : ''
+  return {
+    id: d.id,
+    name: d.name,
+    title: d.title,
+    notes: notes.length > 500 ? `${notes.slice(0, 500)}…` : notes,
+    organization: d.organization?.name ?? null,
+    private: d.private,
+    tags: (d.tags ?? []).map((t: Dict) => t.name),
+    metadata_modified: d.metadata_modified,
+    resources: (d.resources ?? []).map((r: Dict) => ({ id: r.id, name: r.name, format: r.format, url: r.url, datastore_active: r.datastore_active })),
+  }
+}
+
+/** The action's input as the tool passes it, with the context-friendly defaults and caps. */
+function toolInput(name: string, args: Dict): Dict {
+  const a = { ...args }
+  delete a.full
+  if (name === 'package_search') a.rows = Math.min(Number(a.rows ?? 10) || 10, 50)
+  if (name === 'datastore_search') a.limit = Math.min(Number(a.limit ?? 20) || 20, 100)
+  if (name === 'changes_list') a.limit = Math.min(Number(a.limit ?? 100) || 100, 1000)
+  if ((name === 'organization_list' || name === 'group_list') && a.limit === undefined) a.limit = 100
+  return a
+}
+
+/** The result trimmed for a model's context, with how to get the next part. */
+function toolResult(name: string, input: Dict, args: Dict, result: any): Dict {
+  if (args.full === true) return result
+  if (name === 'package_search') {
+    const start = Number(input.start ?? 0)
+    const shown = (result.results ?? []).length
+    const out: Dict = { count: result.count, results: (result.results ?? []).map(briefDataset) }
+    if (result.search_facets && Object.keys(result.search_facets).length) out.search_facets = result.search_facets
+    if (start + shown < result.count) out.next_start = start + shown
+    return out
+  }
+  if (name === 'package_show') return { ...briefDataset(result), notes: result.notes, extras: result.extras, license_id: result.license_id, url: result.url }
+  if (name === 'datastore_search') {
+    const offset = Number(input.offset ?? 0)
+    const shown = (result.records ?? []).length
+    const out: Dict = { fields: (result.fields ?? []).map((f: Dict) => ({ id: f.id, type: f.type })), records: result.records, total: result.total }
+    if (result.total === undefined ? shown === input.limit : offset + shown < result.total) out.next_offset = offset + shown
+    return out
+  }
+  return result
+}
+
+function toolsFor(ctx: ActionContext) {
+  const names = [...READ_TOOLS, ...(ctx.user ? WRITE_TOOLS : [])].filter((n) => registry.has(n))
+  return names.map((name) => {
+    const a = registry.get(name)!
+    const doc = parseHelp(a.help)
+    const schema = actionParamsSchema(a, doc.params) as Dict
+    schema.properties = {
+      ...(schema.properties ?? {}),
+      full: { type: 'boolean', description: 'return the whole answer instead of the trimmed one (large)' },
+    }
+    const trim =
+      name === 'package_search'
+        ? ' Returns at most 50 datasets, trimmed (pass full=true for whole dicts); next_start continues.'
+        : name === 'datastore_search'
+          ? ' Returns at most 100 rows; next_offset continues.'
+          : ''
+    return {
+      name,
+      description: `${doc.summary || name}${trim}`.slice(0, 1000),
+      inputSchema: { ...schema, type: 'object' as const },
+      annotations: { readOnlyHint: a.readOnly, openWorldHint: false },
+    }
+  })
+}
+
+function serverFor(ctx: ActionContext, siteTitle: string) {
+  const server = new Server({ name: siteTitle || 'ckan-edge', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } })
+  const tools = toolsFor(ctx)
+  const allowed = new Set(tools.map((t) => t.name))
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const name = req.params.name
+    const args = (req.params.arguments ?? {}) as Dict
+    if (!allowed.has(name)) {
+      return { isError: true, content: [{ type: 'text' as const, text: `Unknown tool ${name}${WRITE_TOOLS.includes(name) ? ' (write tools need an API key or token)' : ''}` }] }
+    }
+    const input = toolInput(name, args)
+    try {
+      const result = await invoke(ctx, registry.get(name)!, input)
+      const out = toolResult(name, input, args, result)
+      return { content: [{ type: 'text' as const, text: JSON.stringify(out) }], structuredContent: typeof out === 'object' && out !== null && !Array.isArray(out) ? out : { result: out } }
+    } catch (e) {
+      if (!(e instanceof ActionError)) throw e
+      return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ __type: e.type, ...e.body() }) }] }
+    }
+  })
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      { uriTemplate: 'ckan://dataset/{id}', name: 'Dataset', description: 'A dataset\'s metadata (package_show), with its resources', mimeType: 'application/json' },
+      { uriTemplate: 'ckan://datastore/{resource_id}', name: 'DataStore table', description: 'A table\'s columns, types and data dictionary, and its row count', mimeType: 'application/json' },
+    ],
+  }))
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+    const uri = req.params.uri
+    const m = /^ckan:\/\/(dataset|datastore)\/([^/?#]+)$/.exec(uri)
+    if (!m) throw new Error(`Unknown resource ${uri}`)
+    const id = decodeURIComponent(m[2]!)
+    const value =
+      m[1] === 'dataset'
+        ? await invoke(ctx, registry.get('package_show')!, { id })
+        : await invoke(ctx, registry.get('datastore_search')!, { resource_id: id, limit: 0 }).then((r: any) => ({ resource_id: id, fields: r.fields, total: r.total }))
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }] }
+  })
+  return server
+}
+
+/** Answers one request to /mcp. */
+export async function mcpResponse(source: DepsResolver, req: Request): Promise<Response> {
+  if (req.method !== 'POST') {
+    // stateless: no server-initiated stream to resume (GET) and no session to end (DELETE)
+    return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages to /mcp' }, id: null }), {
+      status: 405,
+      headers: { 'content-type': 'application/json', allow: 'POST' },
+    })
+  }
+  const deps = await source.of(req)
+  const ctx = await requestContext(deps, req.headers)
+  const server = serverFor(ctx, deps.config.str('service.site_title'))
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  await server.connect(transport)
+  try {
+    return await transport.handleRequest(req)
+  } finally {
+    // the answer is complete (JSON mode): nothing of this request outlives it
+    await server.close().catch(() => undefined)
+  }
+}
