@@ -58,6 +58,8 @@ export const OPTIONS: OptionDef[] = [
   o('api_token.jwt.encode.secret', 'string', null, 'Key that signs API tokens (HS256; a "string:" prefix is accepted). Unset: a random key the site keeps in its database.'),
   o('api_token.jwt.decode.secret', 'string', null, 'Key that verifies API tokens (default: the encode key, else the site\'s own key).'),
   o('beaker.session.secret', 'string', null, 'Key that signs the web pages\' session cookies (HS256). Unset: a random key the site keeps in its database.'),
+  o('service.http.max_age', 'int', 0, 'Seconds a browser may reuse an anonymous GET answer of a read action without asking (it revalidates with the ETag after).'),
+  o('service.http.s_maxage', 'int', 60, 'Seconds a shared cache (a CDN) may serve an anonymous GET answer of a read action; authenticated answers are never shared.'),
   o('service.changes.retention_days', 'int', 90, 'How far back changes_list reaches: a cursor older than this is refused (the harvester reads the catalogue again).'),
   o('who.timeout', 'int', 604800, 'Seconds a web sign-in lasts.'),
   o('service.auth.login_attempts', 'int', 10, 'Failed web sign-ins allowed per user name and per client address in 15 minutes before further attempts are refused.'),

@@ -10,6 +10,7 @@ import { readDataDict } from './params'
 import { bodyLimits } from './body-limits'
 import type { DepsResolver } from './deps-source'
 import { stageInto } from './stage-upload'
+import { answerTag, cacheControl, CACHEABLE_ACTIONS, ifNoneMatch } from './http-cache'
 import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
 
 /** A per-request context for `deps`, with the caller resolved from the request headers. */
@@ -48,6 +49,14 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       delete data.callback
       const ctx = await requestContext(deps, hasCallback ? null : req.headers)
       ctx.requestUrl = req.url
+      // GET of a read action the change log covers: validators, and 304 without running it
+      let validators: Record<string, string> | undefined
+      if (req.method === 'GET' && CACHEABLE_ACTIONS.has(name)) {
+        const caller = ctx.user ? `${ctx.user.id}:${ctx.user.sysadmin ? 1 : 0}` : ''
+        const etag = await answerTag(name, data, caller, deps.changes.lastSeq, callback)
+        validators = { etag, 'cache-control': cacheControl(deps.config, !ctx.user, hasCallback), vary: 'Authorization, X-CKAN-API-Key, X-SERVICE-API-Key, Cookie' }
+        if (ifNoneMatch(req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers: validators })
+      }
       let result: unknown
       try {
         result = await invoke(ctx, action, data)
@@ -55,7 +64,9 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
         // A write action may have committed: later requests of this turn must look again.
         if (!action.readOnly) deps.changes.touched()
       }
-      return ok(help, result, req.method === 'GET' ? callback : undefined)
+      const res = ok(help, result, req.method === 'GET' ? callback : undefined)
+      if (validators) for (const [k, v] of Object.entries(validators)) res.headers.set(k, v)
+      return res
     } catch (err) {
       return fail(help, err)
     } finally {

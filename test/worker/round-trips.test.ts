@@ -70,6 +70,29 @@ describe('round trips per action on a warm isolate', () => {
     expect(full).toEqual({ catalogue: 1, datastore: 2 })
   })
 
+  it('a GET with the ETag answers 304 at the cost of the catch-up alone, on an isolate that never read the dataset', async () => {
+    const url = 'http://localhost/api/3/action/package_show?id=trips-a'
+    const first = await mf.dispatchFetch(url)
+    expect(first.status).toBe(200)
+    await first.text()
+    const etag = first.headers.get('etag')!
+    expect(first.headers.get('cache-control')).toMatch(/^public/)
+    // new isolates, past their start-up (one unrelated call), with nothing about the dataset cached
+    const cold = await w.isolate({ DATABASE_URL: cat.url, DATASTORE_URL: ds.url }) // disposed by w.close()
+    await (await cold.dispatchFetch('http://localhost/api/3/action/status_show')).text()
+    const c0 = cat.counter.requests
+    const full = await cold.dispatchFetch(url)
+    await full.text()
+    const fullTrips = cat.counter.requests - c0
+    const cold2 = await w.isolate({ DATABASE_URL: cat.url, DATASTORE_URL: ds.url })
+    await (await cold2.dispatchFetch('http://localhost/api/3/action/status_show')).text()
+    const c1 = cat.counter.requests
+    const revalidated = await cold2.dispatchFetch(url, { headers: { 'if-none-match': etag } })
+    expect(revalidated.status).toBe(304)
+    expect(cat.counter.requests - c1).toBe(1)
+    expect(fullTrips).toBeGreaterThan(1)
+  })
+
   it('after another isolate writes, the catch-up still costs one round trip before reloading what changed', async () => {
     const other = await w.isolate() // disposed by w.close()
     {
