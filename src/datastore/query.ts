@@ -6,6 +6,19 @@ import { internalNames, quoteIdent } from './ident'
 import type { DsTable } from './registry'
 import { filterValue, ValueError } from './values'
 
+/** The comparison operators a filter dict may use (CKAN 2.12), as SQL. */
+const FILTER_OPS: Record<string, string> = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' }
+
+/** Whether a filter value is a dict of operators: every key one of eq, in, gt, gte, lt, lte. */
+function isOperatorFilter(value: unknown, jsonColumn: boolean): boolean {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false
+  const keys = Object.keys(value)
+  const ops = keys.length > 0 && keys.every((k) => k === 'in' || k in FILTER_OPS)
+  if (!ops && !jsonColumn) throw ValidationError.field('filters', `Unknown filter operation: ${keys.filter((k) => k !== 'in' && !(k in FILTER_OPS)).join(', ') || '{}'}`)
+  return ops
+}
+
+
 export interface SearchSpec {
   filters?: Record<string, unknown>
   q?: string | Record<string, string>
@@ -153,6 +166,33 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
     if (pos === undefined) throw invalid('filters', colId)
     const ref = pos === -1 ? 't."_id"' : `t.${quoteIdent(colId)}`
     const type = pos === -1 ? undefined : t.types[pos]!
+    const bind = (v: unknown): InValue => {
+      try {
+        return type ? filterValue(type, v) : idValue(v)
+      } catch (e) {
+        if (e instanceof ValueError) throw invalidQuery(e.message, `SELECT ... WHERE ${ref} = ?`, [v])
+        throw e
+      }
+    }
+    // CKAN 2.12: a dict of operators ({"gt": 100}, {"in": [1, 2]}, …), ANDed; keyset paging sends
+    // {"_id": {"gt": <last _id>}} (a json column keeps plain dicts as values to match)
+    if (isOperatorFilter(value, type?.kind === 'json')) {
+      for (const [op, operand] of Object.entries(value as Record<string, unknown>)) {
+        if (op === 'in') {
+          const list = Array.isArray(operand) ? operand.filter((v) => v !== null && v !== undefined).map(bind) : null
+          if (!list) throw ValidationError.field('filters', `The "in" operation of "${colId}" takes a list`)
+          if (!list.length) where.push('0')
+          else where.push(`${ref} IN (${list.map(() => '?').join(', ')})`)
+          args.push(...list)
+        } else {
+          if (operand === null || operand === undefined || typeof operand === 'object')
+            throw ValidationError.field('filters', `The "${op}" operation of "${colId}" takes one value`)
+          where.push(`${ref} ${FILTER_OPS[op]} ?`)
+          args.push(bind(operand))
+        }
+      }
+      continue
+    }
     const values = Array.isArray(value) && !(type?.array) ? value : [value]
     const bound: InValue[] = []
     for (const v of values) {

@@ -10,7 +10,7 @@ import { parseBoundedJson } from '../lib/bounded-json'
 
 const KNOWN = new Set([
   'resource_id', 'id', 'filters', 'q', 'plain', 'language', 'distinct', 'fields', 'sort', 'limit',
-  'offset', 'include_total', 'total_estimation_threshold', 'records_format', '_', 'callback',
+  'offset', 'include_total', 'total_estimation_threshold', 'records_format', 'include_next_page', '_', 'callback',
 ])
 
 export const RECORDS_FORMATS = ['objects', 'lists', 'csv', 'tsv'] as const
@@ -20,6 +20,8 @@ export interface SearchParams {
   resource_id: string
   spec: SearchSpec
   include_total: boolean
+  /** CKAN 2.12: return `next_page`, the `_id` filter of the next page (keyset paging). */
+  include_next_page: boolean
   total_estimation_threshold: number | null
   records_format: RecordsFormat
   /** The validated parameters that were sent, as the result echoes them. */
@@ -150,6 +152,7 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
     resource_id: String(rid),
     spec: { filters, q, plain, language, distinct, fields, sort, limit, offset },
     include_total,
+    include_next_page: toBool(input.include_next_page ?? false),
     total_estimation_threshold,
     records_format,
     echo,

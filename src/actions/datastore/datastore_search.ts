@@ -11,6 +11,18 @@ import { invalidQuery } from '../../datastore/query'
 import { metadataTable, searchTable, TABLE_METADATA } from '../../datastore/search'
 import { formatRecords, links, outFields } from '../../datastore/search-output'
 
+/** 'asc' or 'desc' when the rows come in _id order only (keyset paging applies), else undefined. */
+function keysetDirection(spec: { sort?: string | string[]; q?: unknown; distinct?: boolean }): 'asc' | 'desc' | undefined {
+  const sorts = (typeof spec.sort === 'string' ? spec.sort.split(',') : (spec.sort ?? [])).map((s) => s.trim()).filter(Boolean)
+  if (!sorts.length) {
+    const ranked = typeof spec.q === 'string' ? spec.q !== '' : !!spec.q && Object.keys(spec.q as object).length > 0
+    return ranked || spec.distinct ? undefined : 'asc'
+  }
+  if (sorts.length !== 1) return undefined
+  const m = /^"?_id"?(?:\s+(asc|desc))?$/i.exec(sorts[0]!)
+  return m ? ((m[1]?.toLowerCase() as 'asc' | 'desc' | undefined) ?? 'asc') : undefined
+}
+
 export const datastoreSearch = defineAction({
   name: 'datastore_search',
   readOnly: true,
@@ -19,7 +31,8 @@ export const datastoreSearch = defineAction({
 
 :param resource_id: id or alias of the table to search; "_table_metadata" lists every table and alias
 :type resource_id: string
-:param filters: conditions to match, column to value (a list of values matches any of them)
+:param filters: conditions to match, column to value (a list of values matches any of them), or
+  to a dict of operators: eq, in (a list), gt, gte, lt, lte
 :type filters: dictionary
 :param q: full-text query over whole rows (a string), or per column (a dict of column to query)
 :type q: string or dictionary
@@ -41,6 +54,10 @@ export const datastoreSearch = defineAction({
 :type include_total: bool
 :param records_format: objects (default), lists, csv or tsv
 :type records_format: string
+:param include_next_page: return next_page, the filter that gives the next page when the rows are in
+  _id order (the default without q): add it to filters instead of raising the offset, at the same
+  cost at any depth (default: False)
+:type include_next_page: bool
 :returns: fields, records, limit, _links and (with include_total) total
 :rtype: dictionary`,
   params: z.record(z.string(), z.unknown()),
@@ -80,6 +97,19 @@ export const datastoreSearch = defineAction({
     if (p.include_total) {
       result.total = outcome.total
       result.total_was_estimated = false
+    }
+    // CKAN 2.12 keyset paging: in _id order, the filter that gives the page after this one (its
+    // cost does not grow with the depth, unlike offset)
+    const idOrder = keysetDirection(p.spec)
+    if (p.include_next_page && idOrder && outcome.rows.length) {
+      let at = outcome.plan.columns.findIndex((c) => c.id === '_id')
+      let rows = outcome.rows
+      if (at < 0) {
+        rows = (await searchTable(db, table, { ...p.spec, fields: ['_id'] }, false, { timeoutMs: timeLeft(ctx, ctx.config.int('service.datastore.search.timeout_ms')) })).rows
+        at = 0
+      }
+      const last = rows[rows.length - 1]?.[at]
+      if (last !== undefined && last !== null) result.next_page = { _id: { [idOrder === 'desc' ? 'lt' : 'gt']: Number(last) } }
     }
     return result
   },
