@@ -217,6 +217,25 @@ export async function datastoreBench(log: Log = console.log) {
       )
     }
 
+    // 2b. Keyset paging (CKAN 2.12's next_page): a page deep in the table through the _id filter
+    // costs what the first page costs; through offset it walks every row before it.
+    const deep = Math.floor(n * 0.9)
+    const pageMs = async (body: object) => {
+      const ms: number[] = []
+      for (let i = 0; i < 3; i++) await httpSearch(server.url, id, body)
+      for (let i = 0; i < Math.max(10, Math.floor(REQUESTS / 2)); i++) ms.push((await httpSearch(server.url, id, body)).ms)
+      return median(ms)
+    }
+    const keyset = {
+      first: await pageMs({ limit: 100, include_total: false }),
+      keyset: await pageMs({ limit: 100, include_total: false, filters: { _id: { gt: deep } } }),
+      offset: await pageMs({ limit: 100, include_total: false, offset: deep }),
+    }
+    log(
+      `keyset paging: first page ${fmt(keyset.first, 2)} ms; page after _id ${fmt(deep)} by the next_page filter ` +
+        `${fmt(keyset.keyset, 2)} ms (${fmt(keyset.keyset / keyset.first, 2)}× the first; target ≤ 2×); by offset ${fmt(keyset.offset, 2)} ms`,
+    )
+
     // 3. Dump.
     const dump = await dumpPhase(live, id, n, conn, table, log).finally(() => conn.close())
 
@@ -230,6 +249,7 @@ export async function datastoreBench(log: Log = console.log) {
           row(`search ${k} p95 ms`, s.ours.p95, s.raw.p95, 2, '', null),
         ]
       }),
+      row('keyset page at 90% ms', keyset.keyset, keyset.first, 2, '≤ 2× first page', keyset.keyset <= 2 * keyset.first),
       ratioRow('dump csv rows/s', dump.rate, dump.rawRate, TARGETS.dumpRatio),
       mbRow('dump RSS MB, loaded', dump.afterLoad.peakMB),
       mbRow('dump RSS MB, restart', dump.restarted.peakMB),
@@ -244,6 +264,7 @@ export async function datastoreBench(log: Log = console.log) {
       qWords: words,
       load: { ...loaded, ratio: loadRatio, serverIdleMB: idleMB, serverLoadedMB: loadedMB },
       search,
+      keyset,
       dump,
       targets: TARGETS,
       figures,

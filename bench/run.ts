@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark and prints its figures beside the baselines.
 import { pagesBench } from './pages'
 import { changesBench } from './changes'
+import { validatorsBench } from './validators'
 import os from 'node:os'
 import { catalogueBench } from './catalogue'
 import { datastoreBench } from './datastore'
@@ -16,7 +17,7 @@ const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDig
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`)
-// BENCH_ONLY=catalogue|search|datastore|worker|dashboard|pages|changes runs one of them. Changes: BENCH_CHANGES_DATASETS
+// BENCH_ONLY=catalogue|search|datastore|worker|dashboard|pages|changes|validators runs one of them. Changes: BENCH_CHANGES_DATASETS
 // (100000), BENCH_CHANGES_REQUESTS (50). Pages: BENCH_PAGES_DATASETS (10000),
 // BENCH_PAGES_REQUESTS (300). Worker: BENCH_WORKER_CALLS (200),
 // BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),
@@ -94,6 +95,11 @@ if (!only || only === 'pages') {
 if (!only || only === 'changes') {
   console.log('\n# 11. changes: changes_list pages of 1,000 changes at 100,000 datasets (in-process)')
   await changesBench()
+}
+
+if (!only || only === 'validators') {
+  console.log('\n# 12. validators: package_show full answers against 304s (ETag) over HTTP')
+  await validatorsBench()
 }
 
 if (only === 'scale-out') {
