@@ -20,6 +20,8 @@ export interface SearchRequest {
   sort: SortKey[]
   start: number
   rows: number
+  /** A cursor's sort values: only documents after them, in sort order (start is then 0). */
+  after?: (number | string | null)[]
   facet?: { fields: string[]; limit: number; mincount: number }
   /** Checks phrases through this request's I/O, instead of the index's own checker. */
   phraseChecker?: PhraseChecker
@@ -31,6 +33,8 @@ export interface SearchHits {
   count: number
   /** Dataset ids of the requested page, in order. */
   ids: string[]
+  /** The sort values of the page's last document when the page is full (a cursor to go on from). */
+  last?: (number | string | null)[]
   /** Per facet field: [value, count] pairs, highest counts first (ties by value). */
   facets: Record<string, [string, number][]>
 }

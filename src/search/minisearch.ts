@@ -10,7 +10,7 @@ const BITS_CACHE_BYTES = 16 * 2 ** 20
 /** 32-bit words of a bitset over `capacity` documents. */
 const b0 = (capacity: number) => (capacity + 31) >>> 5
 import type { PhraseChecker, SearchHits, SearchIndex, SearchRequest } from './index'
-import { facetCounts, topDocs } from './rank'
+import { afterTuple, facetCounts, sortTuple, topDocs } from './rank'
 import { TextIndex, type TextSnapshot } from './text-index'
 
 const LABELS = '\u0000labels'
@@ -208,14 +208,14 @@ export class MemoryIndex implements SearchIndex {
     andInto(matched, vis)
     budget.check()
     const total = count(matched)
-    const ids =
-      req.rows > 0 && req.start < total
-        ? topDocs(this, matched, req.sort, req.start + req.rows, evaluator.scores)
-            .slice(req.start)
-            .map((n) => this.ids[n])
-            // a refresh may have removed a document while a phrase check awaited the database
-            .filter((id): id is string => id !== undefined)
-        : []
+    const after = req.after ? afterTuple(this, req.sort, evaluator.scores, req.after) : undefined
+    const start = after ? 0 : req.start
+    const docs = req.rows > 0 && start < total ? topDocs(this, matched, req.sort, start + req.rows, evaluator.scores, after).slice(start) : []
+    const ids = docs
+      .map((n) => this.ids[n])
+      // a refresh may have removed a document while a phrase check awaited the database
+      .filter((id): id is string => id !== undefined)
+    const last = docs.length === req.rows && req.rows > 0 ? sortTuple(this, req.sort, evaluator.scores, docs[docs.length - 1]!) : undefined
     const facets: SearchHits['facets'] = {}
     if (req.facet) {
       for (const field of req.facet.fields) {
@@ -223,7 +223,7 @@ export class MemoryIndex implements SearchIndex {
         facets[field] = facetCounts(this, matched, field, req.facet)
       }
     }
-    return { count: total, ids, facets }
+    return { count: total, ids, facets, ...(last ? { last } : {}) }
   }
 
   snapshot(): IndexSnapshot {

@@ -49,6 +49,48 @@ function comparator(idx: MemoryIndex, keys: SortKey[], scores: Float64Array | nu
   }
 }
 
+/** A document's sort values, as a cursor keeps them: one per sort clause (null: none), then its id. */
+export type SortTuple = (number | string | null)[]
+
+function keyReaders(idx: MemoryIndex, keys: SortKey[], scores: Float64Array | null) {
+  return keys.map(({ field, direction }) => {
+    const sign = direction === 'asc' ? 1 : -1
+    if (field === 'score') return { sign, read: scores ? (d: number) => scores[d]! : () => null }
+    const kind = fieldKind(field)
+    const arr = kind === 'date' || kind === 'number' ? idx.numbers.get(field) : undefined
+    if (arr) return { sign, read: (d: number) => { const x = arr[d] ?? NaN; return Number.isNaN(x) ? null : x } }
+    const exact = idx.exact.get(field === 'title' ? 'title_string' : field)
+    return { sign, read: exact ? (d: number) => exact.first(d) ?? null : () => null }
+  })
+}
+
+/** The sort values of document `d` (see SortTuple). */
+export function sortTuple(idx: MemoryIndex, keys: SortKey[], scores: Float64Array | null, d: number): SortTuple {
+  return [...keyReaders(idx, keys, scores).map((k) => k.read(d)), idx.ids[d] ?? '']
+}
+
+/**
+ * Whether a document sorts strictly after `tuple` in the order of `keys` (missing values last in
+ * either direction, ties by id, as the comparator above): the keyset filter of a cursor.
+ */
+export function afterTuple(idx: MemoryIndex, keys: SortKey[], scores: Float64Array | null, tuple: SortTuple): (d: number) => boolean {
+  const readers = keyReaders(idx, keys, scores)
+  const cmpValue = (x: number | string | null, y: number | string | null, sign: number) => {
+    if (x === null) return y === null ? 0 : 1
+    if (y === null) return -1
+    return x === y ? 0 : sign * (x < y ? -1 : 1)
+  }
+  const lastId = String(tuple[readers.length] ?? '')
+  return (d) => {
+    for (let i = 0; i < readers.length; i++) {
+      const c = cmpValue(readers[i]!.read(d), (tuple[i] ?? null) as number | string | null, readers[i]!.sign)
+      if (c !== 0) return c > 0
+    }
+    const id = idx.ids[d] ?? ''
+    return id > lastId
+  }
+}
+
 /**
  * A numeric key for the first sort clause when it is numeric (score, a date or a count): smaller
  * is better, missing values last. Lets top-k skip most documents with one comparison.
@@ -68,7 +110,7 @@ function primaryKey(idx: MemoryIndex, keys: SortKey[], scores: Float64Array | nu
 }
 
 /** The first `k` matching document numbers in sort order (a bounded heap, not a full sort). */
-export function topDocs(idx: MemoryIndex, matched: Bits, keys: SortKey[], k: number, scores: Float64Array | null) {
+export function topDocs(idx: MemoryIndex, matched: Bits, keys: SortKey[], k: number, scores: Float64Array | null, after?: (d: number) => boolean) {
   const cmp = comparator(idx, keys, scores)
   const key = primaryKey(idx, keys, scores)
   // max-heap on cmp: the worst kept document sits on top
@@ -95,6 +137,7 @@ export function topDocs(idx: MemoryIndex, matched: Bits, keys: SortKey[], k: num
     }
   }
   forEachBit(matched, (d) => {
+    if (after && !after(d)) return
     if (heap.length < k) {
       heap.push(d)
       up(heap.length - 1)

@@ -1,7 +1,7 @@
 // package_search: Solr-style q/fq/sort/facets over this process's search index.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { SearchError, SearchQueryError } from '../../errors'
+import { SearchError, SearchQueryError, ValidationError } from '../../errors'
 import { ckanBool, naturalNumber, optString, stringList } from '../../validation/fields'
 import { groupsWithPermission } from '../../auth/permissions'
 import { collaborationIds } from '../../auth/collaborator'
@@ -20,6 +20,7 @@ const KNOWN = new Set([
   'sort',
   'rows',
   'start',
+  'cursor',
   'facet',
   'facet.field',
   'facet.limit',
@@ -84,7 +85,13 @@ export const packageSearch = defineAction({
 :type include_drafts: bool
 :param fl: return only these index fields instead of whole dataset dicts
 :type fl: list of strings or a comma-separated string
-:returns: {"count", "facets", "results", "sort", "search_facets"}
+:param cursor: "*" to start paging by cursor, then the next_cursor of the previous answer (same
+  q, fq and sort): the datasets after the last one it returned, at the same cost at any depth;
+  start is then ignored. Sort by a field
+  (e.g. metadata_modified desc or name asc) for paging that holds while datasets are written;
+  relevance scores move with the index
+:type cursor: string
+:returns: {"count", "facets", "results", "sort", "search_facets"}, and with cursor, next_cursor while the page is full
 :rtype: dictionary`,
   auth: 'anyone',
   params: z.object({
@@ -94,6 +101,7 @@ export const packageSearch = defineAction({
     sort: optString,
     rows: naturalNumber(10),
     start: naturalNumber(0),
+    cursor: optString,
     facet: optString,
     'facet.field': facetFieldParam,
     'facet.limit': facetLimitParam(-2),
@@ -154,6 +162,7 @@ export const packageSearch = defineAction({
         sort,
         start: p.start ?? 0,
         rows,
+        after: p.cursor && p.cursor !== '*' ? decodeCursor(p.cursor, sortText) : undefined,
         facet: facetFields.length ? { fields: facetFields, limit: facetLimit, mincount: p['facet.mincount'] ?? 1 } : undefined,
         deadline,
       })
@@ -176,9 +185,36 @@ export const packageSearch = defineAction({
       results,
       sort: sortText,
       search_facets: await searchFacets(ctx, hits.facets),
+      // only for a caller paging by cursor: CKAN's answer keeps its shape for everyone else
+      ...(p.cursor && hits.last ? { next_cursor: encodeCursor(sortText, hits.last) } : {}),
     }
   },
 })
+
+const b64url = (s: string) =>
+  btoa(String.fromCharCode(...new TextEncoder().encode(s))).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')
+const fromB64url = (s: string) =>
+  new TextDecoder().decode(Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0)))
+
+/** An opaque cursor: the sort it was made for and the last dataset's sort values. */
+function encodeCursor(sort: string, last: (number | string | null)[]): string {
+  return b64url(JSON.stringify({ s: sort, v: last }))
+}
+
+function decodeCursor(cursor: string, sort: string): (number | string | null)[] {
+  let c: unknown
+  try {
+    c = JSON.parse(fromB64url(cursor))
+  } catch {
+    throw ValidationError.field('cursor', 'Not a cursor of this search')
+  }
+  const ok =
+    !!c && typeof c === 'object' && Array.isArray((c as { v?: unknown }).v) &&
+    (c as { v: unknown[] }).v.every((x) => x === null || typeof x === 'string' || typeof x === 'number')
+  if (!ok) throw ValidationError.field('cursor', 'Not a cursor of this search')
+  if ((c as { s?: unknown }).s !== sort) throw ValidationError.field('cursor', 'The cursor was made for another sort order: send the same sort')
+  return (c as { v: (number | string | null)[] }).v
+}
 
 /** The caller's permission labels (search.md §2); null for sysadmins, who see everything. */
 async function permissionLabels(ctx: ActionContext): Promise<string[] | null> {
