@@ -53,6 +53,17 @@ export interface Deps {
   loader?: LoaderPorts
   /** Every action by name (help_show reads it). */
   actions: ReadonlyMap<string, ActionInfo>
+  /**
+   * A shared cache of anonymous answers keyed by their ETag (which moves with every write), where
+   * the runtime has one (the Cache API on Workers); absent on Node.
+   */
+  answers?: AnswerCache
+}
+
+export interface AnswerCache {
+  get(etag: string): Promise<Response | undefined>
+  /** Keeps `res` (a 200 answer marked public) for `seconds`. */
+  put(etag: string, res: Response, seconds: number): Promise<void>
 }
 
 export interface ActionContext extends Deps {

@@ -9,6 +9,7 @@ import type { Deps } from '../context'
 import { clientExecutor, clientReader } from '../db/executor'
 import type { CatalogDb } from '../db/types'
 import { buildDeps, warmUp } from './deps'
+import { defaultAnswerCache } from './worker-answer-cache'
 import {
   clientDatastore,
   clientDatastoreReader,
@@ -104,6 +105,7 @@ function build(env: WorkerEnv): { app: App; drainJobs: () => Promise<number> } {
         ? r2BlobStore(env.STORAGE)
         : notConfiguredBlobStore('no STORAGE R2 bucket binding'),
       jobs: libsqlJobQueue(client, { now: shared.now, newId: shared.newId, kinds: jobKinds }),
+      answers: defaultAnswerCache(),
     }
     const deps: Deps = { ...io, search: search.through(io) }
     if (!warm) {

@@ -39,7 +39,7 @@ export interface WorkerEnv {
    * A new isolate of the same Worker and databases (as another edge location would be);
    * `vars` changes its settings (undefined removes one).
    */
-  isolate(vars?: Record<string, string | undefined>): Promise<Miniflare>
+  isolate(vars?: Record<string, string | undefined>, opts?: { cachePersist?: string }): Promise<Miniflare>
   mf: Miniflare
   catalogue: Sqld
   datastore: Sqld
@@ -78,17 +78,17 @@ export async function startWorker(
     }),
     ...vars,
   }
-  const isolate = (changes: Record<string, string | undefined> = {}) => {
+  const isolate = (changes: Record<string, string | undefined> = {}, opts: { cachePersist?: string } = {}) => {
     const merged: Record<string, string> = { ...bindings }
     for (const [k, v] of Object.entries(changes)) {
       if (v === undefined) delete merged[k]
       else merged[k] = v
     }
-    return workerIsolate(script, merged)
+    return workerIsolate(script, merged, opts)
   }
   const isolates: Miniflare[] = []
-  const track = async (changes?: Record<string, string | undefined>) => {
-    const mf = await isolate(changes)
+  const track = async (changes?: Record<string, string | undefined>, opts?: { cachePersist?: string }) => {
+    const mf = await isolate(changes, opts)
     isolates.push(mf)
     return mf
   }
@@ -107,8 +107,9 @@ export async function startWorker(
 }
 
 /** One isolate of the bundled Worker, with these [vars] and an R2 bucket as STORAGE. */
-export async function workerIsolate(script: string, bindings: Record<string, string>) {
+export async function workerIsolate(script: string, bindings: Record<string, string>, opts: { cachePersist?: string } = {}) {
   const mf = new Miniflare({
+    ...(opts.cachePersist ? { cachePersist: opts.cachePersist } : {}),
     modules: true,
     script,
     compatibilityDate: '2026-04-01',

@@ -1,5 +1,8 @@
 // Round trips to the libSQL servers per action on a warm isolate, counted by proxies in front of sqld:
 // the change-log catch-up costs one, and cached reads cost nothing more.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { countingProxy, type CountingProxy } from '../helpers/counting-proxy'
@@ -91,6 +94,38 @@ describe('round trips per action on a warm isolate', () => {
     expect(revalidated.status).toBe(304)
     expect(cat.counter.requests - c1).toBe(1)
     expect(fullTrips).toBeGreaterThan(1)
+  })
+
+  it('serves anonymous answers from the Cache API across isolates, never an authenticated one, and not after a write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-cache-'))
+    const a = await w.isolate({ DATABASE_URL: cat.url, DATASTORE_URL: ds.url }, { cachePersist: dir })
+    const b = await w.isolate({ DATABASE_URL: cat.url, DATASTORE_URL: ds.url }, { cachePersist: dir })
+    for (const m of [a, b]) await (await m.dispatchFetch('http://localhost/api/3/action/status_show')).text()
+    const url = 'http://localhost/api/3/action/package_search?q=tidal&rows=3'
+    const miss = await a.dispatchFetch(url)
+    expect(miss.headers.get('x-answer-cache')).toBeNull()
+    const body = await miss.text()
+    const c0 = cat.counter.requests
+    const hit = await b.dispatchFetch(url)
+    expect(hit.headers.get('x-answer-cache')).toBe('hit')
+    expect(await hit.text()).toBe(body)
+    expect(hit.headers.get('etag')).toBe(miss.headers.get('etag'))
+    expect(hit.headers.get('cache-control')).toMatch(/^public, max-age=0/)
+    expect(cat.counter.requests - c0).toBe(1) // the catch-up, not the search's loading
+
+    // a private dataset read with a key is never put in the shared cache
+    await ok('package_create', { name: 'trips-private', owner_org: 'trips-org', private: true }, w.sysadmin)
+    const privUrl = 'http://localhost/api/3/action/package_show?id=trips-private'
+    const mine = await a.dispatchFetch(privUrl, { headers: { authorization: w.sysadmin.apikey } })
+    expect(mine.status).toBe(200)
+    await mine.text()
+    const anon = await b.dispatchFetch(privUrl)
+    expect(anon.status).toBe(403)
+    expect(anon.headers.get('x-answer-cache')).toBeNull()
+    // the write above moved the log: the cached search is not served again
+    const after = await b.dispatchFetch(url)
+    expect(after.headers.get('x-answer-cache')).toBeNull()
+    await after.text()
   })
 
   it('after another isolate writes, the catch-up still costs one round trip before reloading what changed', async () => {
