@@ -53,7 +53,8 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       let validators: Record<string, string> | undefined
       if (req.method === 'GET' && CACHEABLE_ACTIONS.has(name)) {
         const caller = ctx.user ? `${ctx.user.id}:${ctx.user.sysadmin ? 1 : 0}` : ''
-        const etag = await answerTag(name, data, caller, deps.changes.lastSeq, callback)
+        // the help URL carries the site URL, which answers hold (and on Workers follows the host)
+        const etag = await answerTag(help, data, caller, deps.changes.lastSeq, callback)
         validators = { etag, 'cache-control': cacheControl(deps.config, !ctx.user, hasCallback), vary: 'Authorization, X-CKAN-API-Key, X-SERVICE-API-Key, Cookie' }
         if (ifNoneMatch(req.headers.get('if-none-match'), etag)) return new Response(null, { status: 304, headers: validators })
         // an anonymous answer may come from the runtime's shared cache: its key is the ETag, so

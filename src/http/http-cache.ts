@@ -42,9 +42,12 @@ function canonical(v: unknown): string {
   return JSON.stringify(v) ?? 'null'
 }
 
-/** The ETag of an answer: action, parameters, caller (and JSONP callback), log position. */
-export async function answerTag(action: string, data: DataDict, caller: string, seq: number, callback?: string): Promise<string> {
-  const text = `${action}\n${canonical(data)}\n${caller}\n${callback ?? ''}\n${seq}`
+/**
+ * The ETag of an answer: the action as its help URL (which holds the site URL the answer's links
+ * use), parameters, caller (and JSONP callback), log position.
+ */
+export async function answerTag(scope: string, data: DataDict, caller: string, seq: number, callback?: string): Promise<string> {
+  const text = `${scope}\n${canonical(data)}\n${caller}\n${callback ?? ''}\n${seq}`
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
   return `"${toHex(new Uint8Array(digest)).slice(0, 32)}"`
 }
