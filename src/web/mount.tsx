@@ -18,6 +18,8 @@ import { listPage, readPage } from './pages/orgs'
 import { userPage } from './pages/user'
 import { createDataset, createResource, follow, newDatasetView, newResourceView } from './pages/publish'
 import { stylesheet } from './style'
+import { datasetRdfResponse, mountDcatRoutes, negotiate } from '../dcat/routes'
+import type { RdfFormat } from '../dcat/serialize'
 
 const HTML = 'text/html; charset=utf-8'
 
@@ -146,7 +148,16 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
       app.post(`/${kind}/${on ? 'follow' : 'unfollow'}/:id`, route(source, 'Page', (page, c) => follow(page, kind, c.req.param('id')!, on)))
     }
   }
-  app.get('/dataset/:id', route(source, 'Dataset', (page, c) => datasetPage(page, c.req.param('id')!)))
+  mountDcatRoutes(app, source)
+  const datasetHtml = route(source, 'Dataset', (page, c) => datasetPage(page, c.req.param('id')!))
+  app.get('/dataset/:id', (c) => {
+    // DCAT: /dataset/<id>.ttl (and .jsonld, .rdf, .xml), or an Accept header asking for RDF
+    const id = c.req.param('id')!
+    const ext = /^(.+)\.(ttl|jsonld|rdf|xml)$/.exec(id)
+    if (ext) return datasetRdfResponse(source, c, ext[1]!, ext[2] as RdfFormat)
+    const wanted = negotiate(c.req.header('accept') ?? null)
+    return wanted ? datasetRdfResponse(source, c, id, wanted) : datasetHtml(c)
+  })
   app.get(
     '/dataset/:id/resource/:rid',
     route(source, 'Resource', (page, c) => resourcePage(page, c.req.param('id')!, c.req.param('rid')!)),

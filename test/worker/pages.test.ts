@@ -79,6 +79,14 @@ describe('web pages on the Worker', () => {
     const described = await w.mf.dispatchFetch(`http://localhost/api/3/datastore/${table.resource_id}/openapi.json`)
     expect(described.status).toBe(200)
 
+    // DCAT from the isolate (n3's writer on workerd)
+    const ttl = await page('/dataset/edge-web-data.ttl')
+    expect(ttl.status).toBe(200)
+    expect(ttl.type).toMatch(/^text\/turtle/)
+    expect(ttl.html).toContain('dcat:Dataset')
+    expect((await page('/dataset/edge-web-private.ttl')).status).toBe(404)
+    expect((await page('/data.json')).html).toContain('"Edge web data"')
+
     // MCP (Streamable HTTP, JSON answers) in the isolate: initialize, list the tools, search
     const rpc = async (id: number, method: string, params: object) => {
       const res = await w.mf.dispatchFetch('http://localhost/mcp', {
