@@ -51,7 +51,48 @@ export async function changesBench() {
       rows.push(row)
       console.log(`changes_list, 1,000 changes ${label.padEnd(16)} p50 ${row.p50.toFixed(2).padStart(6)} ms  p99 ${row.p99.toFixed(2).padStart(6)} ms  (${count} returned; target p50 < ${TARGET_P50_MS} ms: ${row.ok ? 'met' : 'NOT met'})`)
     }
-    const out = { date: new Date().toISOString(), datasets: DATASETS, logRows: head, machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, rows }
+    // package_search cursors over the whole catalogue, 1,000 a page by name, while datasets are
+    // created (ahead of the reader and behind it) and deleted (ahead) between pages
+    const post = async (name: string, body: object) => {
+      const res = await app.request(`/api/3/action/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: admin.apikey! }, body: JSON.stringify(body) })
+      const j = (await res.json()) as { success: boolean; result: any; error?: unknown }
+      if (!j.success) throw new Error(`${name}: ${JSON.stringify(j.error)}`)
+      return j.result
+    }
+    const all = (await opened.client.execute("SELECT name FROM package WHERE state = 'active' AND private = 0")).rows.map((r) => String(r.name))
+    const seen = new Map<string, number>()
+    const pageMs: number[] = []
+    let cursor = '*'
+    const created: string[] = []
+    const deleted: string[] = []
+    const sortedNames = [...all].sort()
+    for (let pageNo = 0; pageNo < 1000; pageNo++) {
+      const t = performance.now()
+      const r = await post('package_search', { q: '', rows: 1000, sort: 'name asc', cursor, fl: 'name' })
+      pageMs.push(performance.now() - t)
+      for (const d of r.results as { name: string }[]) seen.set(d.name, (seen.get(d.name) ?? 0) + 1)
+      if (!r.next_cursor) break
+      cursor = r.next_cursor
+      if (pageNo % 10 === 5) {
+        const last = (r.results as { name: string }[]).at(-1)!.name
+        await post('package_create', { name: `zzzz-late-${pageNo}` }) // sorts after everything: must be read
+        created.push(`zzzz-late-${pageNo}`)
+        await post('package_create', { name: `0000-early-${pageNo}` }) // sorts before the reader: not read
+        const ahead = sortedNames.find((x) => x > last && !deleted.includes(x))!
+        await post('package_delete', { id: ahead }) // ahead of the reader: must not be read
+        deleted.push(ahead)
+      }
+    }
+    const twice = [...seen.values()].filter((c) => c > 1).length
+    const missed = all.filter((x) => !deleted.includes(x) && !seen.has(x)).length + created.filter((x) => !seen.has(x)).length
+    const wrong = deleted.filter((x) => seen.has(x)).length + [...seen.keys()].filter((x) => x.startsWith('0000-early-')).length
+    const cursorWalk = { pages: pageMs.length, read: [...seen.values()].reduce((a, b) => a + b, 0), twice, missed, wrong, firstPageMs: pageMs[0], lastPageMs: pageMs.at(-1), medianPageMs: [...pageMs].sort((a, b) => a - b)[pageMs.length >> 1] }
+    console.log(
+      `package_search cursor walk by name, 1,000 a page: ${cursorWalk.read.toLocaleString('en-US')} datasets in ${cursorWalk.pages} pages with writes between them; ` +
+        `${twice} read twice, ${missed} missed, ${wrong} that should not be read (expected 0, 0, 0); page p50 ${cursorWalk.medianPageMs!.toFixed(1)} ms, first ${cursorWalk.firstPageMs!.toFixed(1)}, last ${cursorWalk.lastPageMs!.toFixed(1)}`,
+    )
+    if (twice || missed || wrong) throw new Error(`cursor walk: ${JSON.stringify(cursorWalk)}`)
+    const out = { date: new Date().toISOString(), datasets: DATASETS, logRows: head, cursorWalk, machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, rows }
     mkdirSync(dirname(RESULTS_FILE), { recursive: true })
     writeFileSync(RESULTS_FILE, JSON.stringify(out, null, 2) + '\n')
     console.log(`figures written to ${RESULTS_FILE}`)

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import type Database from 'libsql'
 import type { SearchSpec } from '../src/datastore/query'
 import type { DsTable } from '../src/datastore/registry'
-import { action, createTable, httpDump, httpInsert, httpSearch } from './lib/ds-http'
+import { action, createTable, httpDump, httpInsert, httpSearch, result } from './lib/ds-http'
 import { benchTable, openSync, rawDump, rawSearcher, rawTable } from './lib/ds-raw'
 import { CATEGORIES, DS_FIELDS, dsBatch, wordsNear } from './lib/ds-rows'
 import { procMemory, watchPeak } from './lib/rss'
@@ -239,6 +239,39 @@ export async function datastoreBench(log: Log = console.log) {
     // 3. Dump.
     const dump = await dumpPhase(live, id, n, conn, table, log).finally(() => conn.close())
 
+    // 4. The whole table by keyset pages of 1,000 while rows are written between pages: one row
+    // deleted behind the reader and one added ahead every 50 pages; every row must come once.
+    const walkServer = live.server! // the dump phase restarted the server
+    const walkStarted = performance.now()
+    const seen = new Uint8Array(n + 1000)
+    let duplicates = 0
+    let read = 0
+    let added = 0
+    let filters: object = {}
+    for (let pageNo = 0; ; pageNo++) {
+      const r = result(await action(walkServer.url, 'datastore_search', { resource_id: id, limit: 1000, include_total: false, include_next_page: true, fields: ['_id'], filters }, key))
+      if (!r.records.length) break
+      for (const rec of r.records as { _id: number }[]) {
+        if (seen[rec._id]) duplicates++
+        seen[rec._id] = 1
+        read++
+      }
+      filters = r.next_page
+      if (pageNo % 50 === 25) {
+        await action(walkServer.url, 'datastore_delete', { resource_id: id, force: true, filters: { id: 1 + pageNo * 10 } }, key)
+        await httpInsert(walkServer.url, key, id, dsBatch(n + added, 1))
+        added++
+      }
+    }
+    let missing = 0
+    for (let i = 1; i <= n; i++) if (!seen[i]) missing++
+    const keysetWalk = { rows: read, expected: n + added, duplicates, missing, added, seconds: (performance.now() - walkStarted) / 1000 }
+    log(
+      `keyset walk: ${fmt(read)} rows in ${fmt(keysetWalk.seconds, 1)} s by next_page (1,000 a page) with ${added} rows added and ` +
+        `${added} deleted between pages: ${duplicates} read twice, ${missing} of the first ${fmt(n)} missed (expected 0 and 0)`,
+    )
+    if (duplicates || missing || read !== n + added) throw new Error(`keyset walk: ${JSON.stringify(keysetWalk)}`)
+
     const figures = [
       ratioRow('load rows/s', loaded.ours.rate, loaded.raw.rate, TARGETS.loadRatio),
       ...KINDS.flatMap((k) => {
@@ -265,6 +298,7 @@ export async function datastoreBench(log: Log = console.log) {
       load: { ...loaded, ratio: loadRatio, serverIdleMB: idleMB, serverLoadedMB: loadedMB },
       search,
       keyset,
+      keysetWalk,
       dump,
       targets: TARGETS,
       figures,
