@@ -2,6 +2,7 @@
 // If-None-Match → 304, single byte ranges (206, 416) and HEAD. Shared by the download routes.
 import type { BlobInfo, BlobStore, ByteRange } from '../storage/blob-store'
 import { RangeNotSatisfiable } from '../storage/blob-store'
+import { ifNoneMatch } from './http-cache'
 
 /** One `bytes=` range; undefined for none, several or a malformed one (served whole, as RFC 9110 allows). */
 export function parseRange(header: string | null): ByteRange | undefined {
@@ -15,13 +16,6 @@ export function parseRange(header: string | null): ByteRange | undefined {
   return { offset, length: last - offset + 1 }
 }
 
-/** If-None-Match lists `etag` (or is `*`). */
-const matches = (header: string | null, etag: string) =>
-  !!header &&
-  header.split(',').some((t) => {
-    const v = t.trim()
-    return v === '*' || v.replace(/^W\//, '') === etag
-  })
 
 /**
  * The blob `key` as a response to `req` (GET or HEAD), or undefined when there is no such blob.
@@ -46,7 +40,7 @@ export async function serveBlob(
   const etag = tag ? `"${tag.replace(/"/g, '')}"` : undefined
   if (etag) {
     headers.set('etag', etag)
-    if (matches(req.headers.get('if-none-match'), etag))
+    if (ifNoneMatch(req.headers.get('if-none-match'), etag))
       return new Response(null, { status: 304, headers })
   }
   const range = parseRange(req.headers.get('range'))
