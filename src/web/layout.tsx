@@ -12,6 +12,8 @@ export interface LayoutProps {
   title: string
   /** The API call that gives this page's data as JSON (<link rel="alternate">). */
   alternate?: string
+  /** The page's data as DCAT (the path without extension: .ttl, .jsonld and .rdf are linked). */
+  rdf?: string
   description?: string
   /** schema.org JSON-LD, already made safe for a script element (seo.ts scriptJson). */
   jsonLd?: string
@@ -24,7 +26,7 @@ export interface LayoutProps {
 const DEFAULT_LOGO = '/base/images/ckan-logo.png'
 const DEFAULT_SITE = { title: 'CKAN', description: '', logo: '', intro: '', about: '' }
 
-export function Layout({ page, title, alternate, description, jsonLd, refresh, children }: LayoutProps) {
+export function Layout({ page, title, alternate, rdf, description, jsonLd, refresh, children }: LayoutProps) {
   const site = page ? siteInfo(page) : DEFAULT_SITE
   const user = page?.ctx.user?.name
   const full = title ? `${title} - ${site.title}` : site.title
@@ -40,6 +42,9 @@ export function Layout({ page, title, alternate, description, jsonLd, refresh, c
         {refresh ? <meta http-equiv="refresh" content={String(refresh)} /> : null}
         <link rel="stylesheet" href={stylesheet.path} />
         {alternate ? <link rel="alternate" type="application/json" href={alternate} /> : null}
+        {rdf ? <link rel="alternate" type="text/turtle" href={`${rdf}.ttl`} /> : null}
+        {rdf ? <link rel="alternate" type="application/ld+json" href={`${rdf}.jsonld`} /> : null}
+        {rdf ? <link rel="alternate" type="application/rdf+xml" href={`${rdf}.rdf`} /> : null}
         {jsonLd ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLd }} /> : null}
       </head>
       <body>

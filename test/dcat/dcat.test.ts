@@ -93,6 +93,12 @@ describe('DCAT', () => {
     }
   })
 
+  it('is linked from the HTML pages', async () => {
+    const html = (await text('/dataset/dcat-tides')).body
+    expect(html).toContain('<link rel="alternate" type="text/turtle" href="/dataset/dcat-tides.ttl"/>')
+    expect((await text('/')).body).toContain('<link rel="alternate" type="application/rdf+xml" href="/catalog.rdf"/>')
+  })
+
   it('negotiates on /dataset/<name> and /catalog, and keeps HTML for browsers', async () => {
     expect((await text('/dataset/dcat-tides', { accept: 'text/turtle' })).type).toMatch(/^text\/turtle/)
     expect((await text('/dataset/dcat-tides', { accept: 'application/ld+json' })).type).toMatch(/^application\/ld\+json/)

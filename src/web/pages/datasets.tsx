@@ -155,6 +155,7 @@ export async function datasetPage(page: Page, id: string) {
       title={text(d.title) || text(d.name)}
       page={page}
       alternate={`/api/3/action/package_show?id=${encodeURIComponent(d.id)}`}
+      rdf={`/dataset/${encodeURIComponent(d.name)}`}
       description={text(d.notes)}
       jsonLd={scriptJson(datasetJsonLd(d, siteBase(page.deps.config.str('service.site_url')), siteInfo(page).title))}
     >

@@ -25,7 +25,7 @@ export async function homePage(page: Page) {
   ])
   const orgs = ((newest.search_facets?.organization?.items ?? []) as Dict[]).sort((a, b) => b.count - a.count || String(a.name).localeCompare(String(b.name)))
   return (
-    <Layout title="" page={page}>
+    <Layout title="" page={page} rdf="/catalog">
       <section class="hero">
         <h1>{site.title}</h1>
         {site.intro ? <Markdown html={renderMarkdown(site.intro)} /> : site.description ? <p>{site.description}</p> : null}
