@@ -101,9 +101,10 @@ export const packages = sqliteTable(
   },
   (t) => [
     uniqueIndex('package_name_idx').on(t.name),
-    index('package_owner_org_idx').on(t.owner_org),
+    // covering the counts per organization (organization_list all_fields, package_count)
+    index('package_owner_state_idx').on(t.owner_org, t.state, t.private),
     index('package_modified_idx').on(t.metadata_modified),
-    index('package_creator_idx').on(t.creator_user_id),
+    index('package_creator_state_idx').on(t.creator_user_id, t.state, t.private),
   ],
 )
 
