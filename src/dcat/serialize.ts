@@ -2,6 +2,7 @@
 // and RDF/XML (written here: a flat rdf:Description per subject).
 import { Writer, type Quad } from 'n3'
 import { NS } from './graph'
+import { escapeHtml } from '../http/envelope'
 
 export type RdfFormat = 'ttl' | 'jsonld' | 'rdf' | 'xml'
 
@@ -46,7 +47,7 @@ export function jsonLd(quads: Quad[]): string {
   return JSON.stringify({ '@context': { ...NS }, '@graph': [...nodes.values()] })
 }
 
-const xml = (s: string) => s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!)
+const xml = escapeHtml
 // characters XML 1.0 cannot carry at all
 const xmlText = (s: string) => xml(s.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, ''))
 

@@ -10,12 +10,18 @@ function shortId(): string {
   return toHex(crypto.getRandomValues(new Uint8Array(6)))
 }
 
-/** The 500 response for `err`; `help` is the action's help URL when there is one. */
-export function internalError(err: unknown, help?: string): Response {
+/** Counts `err` and logs it once with its stack under a new short request id, which it returns. */
+export function logInternalError(err: unknown): string {
   serverErrors.count++
   const id = shortId()
   const detail = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err)
   console.error(`internal error (request ${id}): ${detail}`)
+  return id
+}
+
+/** The 500 response for `err`; `help` is the action's help URL when there is one. */
+export function internalError(err: unknown, help?: string): Response {
+  const id = logInternalError(err)
   // protocol.md §6: "Any other exception" → __type and message exactly as CKAN's, plus the id
   const error = {
     __type: 'Internal Server Error',

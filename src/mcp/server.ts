@@ -87,29 +87,38 @@ function toolResult(name: string, input: Dict, args: Dict, result: any): Dict {
   return result
 }
 
+/** Each tool's definition, built once per process (its JSON Schema comes from zod). */
+const definitions = new Map<string, ReturnType<typeof toolDefinition>>()
+
 function toolsFor(ctx: ActionContext) {
   const names = [...READ_TOOLS, ...(ctx.user ? WRITE_TOOLS : [])].filter((n) => registry.has(n))
   return names.map((name) => {
-    const a = registry.get(name)!
-    const doc = parseHelp(a.help)
-    const schema = actionParamsSchema(a, doc.params) as Dict
-    schema.properties = {
-      ...(schema.properties ?? {}),
-      full: { type: 'boolean', description: 'return the whole answer instead of the trimmed one (large)' },
-    }
-    const trim =
-      name === 'package_search'
-        ? ' Returns at most 50 datasets, trimmed (pass full=true for whole dicts); next_start continues.'
-        : name === 'datastore_search'
-          ? ' Returns at most 100 rows; next_offset continues.'
-          : ''
-    return {
-      name,
-      description: `${doc.summary || name}${trim}`.slice(0, 1000),
-      inputSchema: { ...schema, type: 'object' as const },
-      annotations: { readOnlyHint: a.readOnly, openWorldHint: false },
-    }
+    let def = definitions.get(name)
+    if (!def) definitions.set(name, (def = toolDefinition(name)))
+    return def
   })
+}
+
+function toolDefinition(name: string) {
+  const a = registry.get(name)!
+  const doc = parseHelp(a.help)
+  const schema = actionParamsSchema(a, doc.params) as Dict
+  schema.properties = {
+    ...(schema.properties ?? {}),
+    full: { type: 'boolean', description: 'return the whole answer instead of the trimmed one (large)' },
+  }
+  const trim =
+    name === 'package_search'
+      ? ' Returns at most 50 datasets, trimmed (pass full=true for whole dicts); next_start continues.'
+      : name === 'datastore_search'
+        ? ' Returns at most 100 rows; next_offset continues.'
+        : ''
+  return {
+    name,
+    description: `${doc.summary || name}${trim}`.slice(0, 1000),
+    inputSchema: { ...schema, type: 'object' as const },
+    annotations: { readOnlyHint: a.readOnly, openWorldHint: false },
+  }
 }
 
 function serverFor(ctx: ActionContext, siteTitle: string) {

@@ -4,6 +4,7 @@ import { and, asc, eq, isNull, lt, or } from 'drizzle-orm'
 import { decode, sign, verify } from 'hono/jwt'
 import { apiTokens, users } from '../db/schema'
 import { storedSecret } from './site-secret'
+import { toBase64Url } from '../lib/base64url'
 import type { Deps, UserRow } from '../context'
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect
@@ -38,11 +39,7 @@ function stateOf(deps: Pick<Deps, 'caches'>): TokenState {
 
 /** Random bytes as URL-safe base64 without padding (Python's secrets.token_urlsafe). */
 export function randomUrlSafe(nbytes: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(nbytes))
-  return btoa(String.fromCharCode(...bytes))
-    .replaceAll('+', '-')
-    .replaceAll('/', '_')
-    .replace(/=+$/, '')
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(nbytes)))
 }
 
 

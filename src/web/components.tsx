@@ -22,7 +22,8 @@ export async function actorNames(page: Page, activities: Dict[]): Promise<Map<st
   return out
 }
 
-const text = (v: unknown) => (typeof v === 'string' ? v : '')
+/** A stored value shown as text: strings as they are, anything else as nothing. */
+export const text = (v: unknown) => (typeof v === 'string' ? v : '')
 
 /** The first `n` characters of `s` at a word boundary, with an ellipsis when cut. */
 export function excerpt(s: unknown, n = 180): string {

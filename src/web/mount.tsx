@@ -5,9 +5,8 @@
 import type { Context, Hono } from 'hono'
 import type { Child } from 'hono/jsx'
 import type { DepsResolver } from '../http/deps-source'
-import { serverErrors } from '../http/internal-error'
+import { logInternalError } from '../http/internal-error'
 import { BadRequest, NotAuthorized, NotFound, RequestTooLarge, ValidationError } from '../errors'
-import { toHex } from '../lib/hex'
 import { Layout } from './layout'
 import { call, openPage, type Page } from './page'
 import { dashboardPage, login, loginView, logout, type Outcome } from './pages/account'
@@ -68,9 +67,7 @@ function route(source: DepsResolver, what: string, render: (page: Page, c: Conte
       if (e instanceof BadRequest || e instanceof RequestTooLarge) {
         return new Response(e.message, { status: e instanceof RequestTooLarge ? 413 : 400, headers: { 'content-type': 'text/plain; charset=utf-8' } })
       }
-      serverErrors.count++
-      const id = toHex(crypto.getRandomValues(new Uint8Array(6)))
-      console.error(`internal error (request ${id}): ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`)
+      const id = logInternalError(e)
       return new Response(`<!doctype html><title>Server error</title><h1>Server error</h1><p>Request ${id}</p>`, {
         status: 500,
         headers: { 'content-type': HTML, 'x-request-id': id },

@@ -1,6 +1,8 @@
 // For search engines and harvesters: schema.org Dataset JSON-LD (what Google Dataset Search
 // reads), and sitemap.xml (an index of pages of 5,000 public dataset URLs each).
 
+import { escapeHtml } from '../http/envelope'
+
 type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
 
@@ -55,8 +57,8 @@ export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
 
-const xmlEscape = (s: string) =>
-  s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!)
+// Python's html.escape: &, <, >, " and ' as entities or character references, valid in XML too
+const xmlEscape = escapeHtml
 
 export const SITEMAP_PAGE = 5000
 

@@ -2,40 +2,27 @@
 // SameSite=Lax, Secure on https and loopback), a CSRF token (a random cookie every form repeats
 // in a hidden field), and a limit on failed sign-ins per user name and per client address.
 import { sign, verify } from 'hono/jwt'
+import { parse as parseCookies, serialize as serializeCookie } from 'hono/utils/cookie'
 import { eq } from 'drizzle-orm'
 import { users } from '../db/schema'
 import type { Deps, UserRow } from '../context'
 import { storedSecret } from '../model/site-secret'
+import { toHex } from '../lib/hex'
 
 export const SESSION_COOKIE = 'ckan_session'
 export const CSRF_COOKIE = 'ckan_csrf'
 export const CSRF_FIELD = '_csrf_token'
 
-/** The request's cookies (the first of each name). */
-export function readCookies(req: Request): Map<string, string> {
-  const out = new Map<string, string>()
-  for (const part of (req.headers.get('cookie') ?? '').split(';')) {
-    const eq = part.indexOf('=')
-    if (eq < 0) continue
-    const k = part.slice(0, eq).trim()
-    if (!k || out.has(k)) continue
-    let v = part.slice(eq + 1).trim()
-    if (v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1)
-    try {
-      out.set(k, decodeURIComponent(v))
-    } catch {
-      out.set(k, v)
-    }
-  }
-  return out
-}
+/** The request's cookies (Hono's parser). */
+export const readCookies = (req: Request): Map<string, string> =>
+  new Map(Object.entries(parseCookies(req.headers.get('cookie') ?? '')))
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
 /** Secure wherever a browser keeps Secure cookies: https, and loopback over http (development). */
 const secure = (url: URL) => url.protocol === 'https:' || LOOPBACK.has(url.hostname)
 
 export function cookie(url: URL, name: string, value: string, maxAge: number): string {
-  return `${name}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${secure(url) ? '; Secure' : ''}`
+  return serializeCookie(name, value, { path: '/', httpOnly: true, sameSite: 'Lax', maxAge, secure: secure(url) })
 }
 
 async function sessionKey(deps: Deps): Promise<string> {
@@ -74,8 +61,7 @@ export async function sessionUser(deps: Deps, req: Request): Promise<UserRow | n
 }
 
 /** A fresh CSRF token: 32 random bytes as hex. */
-export const newCsrfToken = () =>
-  [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('')
+export const newCsrfToken = () => toHex(crypto.getRandomValues(new Uint8Array(32)))
 
 /**
  * Whether a form post carries the CSRF cookie's token (compared in constant time) and, when the

@@ -6,6 +6,7 @@ import { ValidationError } from '../../errors'
 import { field, fail, isMissing, toInt, FieldFail } from '../../validation/fields'
 import { canReadPackage } from '../../auth/package'
 import { asText } from '../../model/package-validate'
+import { fromBase64Url, toBase64Url } from '../../lib/base64url'
 
 export const CHANGE_TYPES = ['dataset', 'resource', 'organization', 'group', 'user', 'datastore'] as const
 type ChangeType = (typeof CHANGE_TYPES)[number]
@@ -20,11 +21,11 @@ const ENTITY: Record<ChangeType, string> = {
 const MAX_LIMIT = 1000
 
 /** The opaque cursor of a change-log position. */
-export const cursorOf = (seq: number) => btoa(`seq:${seq}`).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')
+export const cursorOf = (seq: number) => toBase64Url(`seq:${seq}`)
 
 function seqOf(cursor: string): number | null {
   try {
-    const m = /^seq:(\d{1,15})$/.exec(atob(cursor.replace(/-/g, '+').replace(/_/g, '/')))
+    const m = /^seq:(\d{1,15})$/.exec(fromBase64Url(cursor))
     return m ? Number(m[1]) : null
   } catch {
     return null
@@ -170,28 +171,23 @@ async function visibleChanges(ctx: Ctx, rows: Row[], types: Set<ChangeType>) {
   const groups = new Map(groupRows.map((r) => [String(r.id), r]))
   const userRows = await load((m) => `SELECT id, name FROM "user" WHERE id IN (${m})`, ids('user'))
   const users = new Map(userRows.map((r) => [String(r.id), r]))
-  const readable = new Map<string, boolean>()
-  const privateReadable = new Map<string, boolean>()
   type AuthRow = Parameters<typeof canReadPackage>[1]
-  const canRead = async (id: string) => {
-    let ok = readable.get(id)
-    if (ok === undefined) {
-      const row = pkgs.get(id) as AuthRow | undefined
-      ok = !!row && (await canReadPackage(ctx, row))
-      readable.set(id, ok)
+  /** canReadPackage of a dataset of the page (as it is, or as if private), once per dataset. */
+  const readCheck = (asPrivate: boolean) => {
+    const known = new Map<string, boolean>()
+    return async (id: string) => {
+      let ok = known.get(id)
+      if (ok === undefined) {
+        const row = pkgs.get(id) as AuthRow | undefined
+        ok = !!row && (await canReadPackage(ctx, asPrivate ? { ...row, private: true, state: 'active' } : row))
+        known.set(id, ok)
+      }
+      return ok
     }
-    return ok
   }
+  const canRead = readCheck(false)
   /** Whether the caller may read the dataset even while it is private (member, collaborator…). */
-  const canReadPrivate = async (id: string) => {
-    let ok = privateReadable.get(id)
-    if (ok === undefined) {
-      const row = pkgs.get(id) as AuthRow | undefined
-      ok = !!row && (await canReadPackage(ctx, { ...row, private: true, state: 'active' }))
-      privateReadable.set(id, ok)
-    }
-    return ok
-  }
+  const canReadPrivate = readCheck(true)
   const sysadmin = !!ctx.user?.sysadmin
   const publicUsers = ctx.config.bool('service.auth.public_user_details')
   const out: { seq: number; type: ChangeType; id: string; name: string | null; change: string; timestamp: string }[] = []

@@ -6,6 +6,7 @@ import { ckanBool, naturalNumber, optString, stringList } from '../../validation
 import { groupsWithPermission } from '../../auth/permissions'
 import { collaborationIds } from '../../auth/collaborator'
 import { packageDicts } from '../../model/package'
+import { fromBase64Url, toBase64Url } from '../../lib/base64url'
 import { flDict, flFields, searchFacets } from '../../model/search-result'
 import { pyRepr } from '../../lib/py-repr'
 import { SearchTimeout } from '../../search/budget'
@@ -191,20 +192,16 @@ export const packageSearch = defineAction({
   },
 })
 
-const b64url = (s: string) =>
-  btoa(String.fromCharCode(...new TextEncoder().encode(s))).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')
-const fromB64url = (s: string) =>
-  new TextDecoder().decode(Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0)))
 
 /** An opaque cursor: the sort it was made for and the last dataset's sort values. */
 function encodeCursor(sort: string, last: (number | string | null)[]): string {
-  return b64url(JSON.stringify({ s: sort, v: last }))
+  return toBase64Url(JSON.stringify({ s: sort, v: last }))
 }
 
 function decodeCursor(cursor: string, sort: string): (number | string | null)[] {
   let c: unknown
   try {
-    c = JSON.parse(fromB64url(cursor))
+    c = JSON.parse(fromBase64Url(cursor))
   } catch {
     throw ValidationError.field('cursor', 'Not a cursor of this search')
   }

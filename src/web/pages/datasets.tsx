@@ -211,24 +211,20 @@ export async function datasetPage(page: Page, id: string) {
         ) : null}
         <dt>License</dt>
         <dd>{d.license_url ? <a href={safeUrl(d.license_url)}>{text(d.license_title || d.license_id)}</a> : text(d.license_title || d.license_id) || 'Not specified'}</dd>
-        {d.author ? (
-          <>
-            <dt>Author</dt>
-            <dd>{text(d.author)}</dd>
-          </>
-        ) : null}
-        {d.maintainer ? (
-          <>
-            <dt>Maintainer</dt>
-            <dd>{text(d.maintainer)}</dd>
-          </>
-        ) : null}
-        {d.version ? (
-          <>
-            <dt>Version</dt>
-            <dd>{text(d.version)}</dd>
-          </>
-        ) : null}
+        {(
+          [
+            ['Author', d.author],
+            ['Maintainer', d.maintainer],
+            ['Version', d.version],
+          ] as [string, unknown][]
+        ).map(([label, value]) =>
+          value ? (
+            <>
+              <dt>{label}</dt>
+              <dd>{text(value)}</dd>
+            </>
+          ) : null,
+        )}
         {d.url ? (
           <>
             <dt>Source</dt>

@@ -1,12 +1,11 @@
 /** @jsxImportSource hono/jsx */
 // The front page: search box, counts, the newest datasets, the largest organizations.
-import { DatasetList, Markdown } from '../components'
+import { DatasetList, Markdown, text } from '../components'
 import { Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
 
 type Dict = Record<string, any>
-const text = (v: unknown) => (typeof v === 'string' ? v : '')
 
 export async function homePage(page: Page) {
   const site = siteInfo(page)

@@ -1,9 +1,8 @@
 /** @jsxImportSource hono/jsx */
 // /organization, /organization/<name>, /group, /group/<name>: the lists and each one's datasets.
-import { excerpt } from '../components'
+import { excerpt, Markdown, text } from '../components'
 import { Crumbs, Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
-import { Markdown } from '../components'
 import { call, siteInfo, type Page } from '../page'
 import { phrase } from '../search-query'
 import { datasetSearch } from './datasets'
@@ -11,7 +10,6 @@ import { FollowButton } from './publish'
 
 type Dict = Record<string, any>
 export type Kind = 'organization' | 'group'
-const text = (v: unknown) => (typeof v === 'string' ? v : '')
 const TITLES: Record<Kind, string> = { organization: 'Organizations', group: 'Groups' }
 
 export async function listPage(page: Page, kind: Kind) {

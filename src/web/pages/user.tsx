@@ -1,6 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // /user/<name>: who they are and the datasets they created that the caller may see.
-import { DatasetList, Markdown } from '../components'
+import { DatasetList, Markdown, text } from '../components'
 import { Crumbs, Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
@@ -8,7 +8,6 @@ import { phrase } from '../search-query'
 import { FollowButton } from './publish'
 
 type Dict = Record<string, any>
-const text = (v: unknown) => (typeof v === 'string' ? v : '')
 
 export async function userPage(page: Page, id: string) {
   const u: Dict = await call(page, 'user_show', { id })
