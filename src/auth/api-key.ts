@@ -12,7 +12,7 @@ import {
 } from '../model/api-token'
 
 /** The key sent by the caller, from any of the accepted headers. */
-export function apiKeyFrom(headers: Headers, configuredHeader: string): string | null {
+export function apiKeyFrom(headers: Pick<Headers, 'get'>, configuredHeader: string): string | null {
   for (const name of [configuredHeader, 'X-CKAN-API-Key', 'X-SERVICE-API-Key']) {
     const v = headers.get(name)
     if (v && v.trim()) return v.trim()

@@ -76,19 +76,23 @@ function errorLines(e: ValidationError): string {
 /**
  * The dump of the table `name` (resource id or alias) as the caller may read it. Throws
  * DumpRefused; errors of the lookups themselves propagate unchanged. The first chunk of rows is
- * read before returning, so a failing query is refused rather than cut short.
+ * read before returning, so a failing query is refused rather than cut short. `unchanged`: asked
+ * with the table's version once the caller may read it; true answers null (not modified).
  */
 export async function openDump(
   ctx: ActionContext,
   db: DatastoreReader,
   name: string,
   p: DumpParams,
-): Promise<Dump> {
+  unchanged?: (version: string) => boolean,
+): Promise<Dump | null> {
   const table = await findTableByName(db, name)
   const res = table ? await findResourceToRead(ctx, table.id) : undefined
   if (!table || !res) throw resourceNotFound()
   if (!(await canReadTable(ctx, res)))
     throw new DumpRefused(403, 'Not authorized to read DataStore resource')
+  // the caller's copy is current (its ETag names this version of the table): no rows are read
+  if (unchanged?.(`${table.id}:${table.version}`)) return null
   let plan
   try {
     plan = planSearch(table, {

@@ -14,6 +14,7 @@ import {
 } from '../datastore/dump'
 import { FieldFail, toBool, toInt } from '../validation/fields'
 import { requestContext } from './action-route'
+import { answerTag, cacheControl, ifNoneMatch } from './http-cache'
 import { parseBoundedJson } from '../lib/bounded-json'
 
 const int = (name: string) =>
@@ -104,17 +105,32 @@ export function mountDumpRoute(app: Hono, source: DepsResolver) {
       const db = deps.datastore?.reader ?? deps.datastore
       if (!db) return refused(resourceNotFound())
       const ctx = await requestContext(deps, c.req.raw.headers)
-      let dump: Dump
+      // validators as for the read actions: the parameters, the caller, the catalogue's log
+      // position (the resource's visibility) and the table's version (its rows)
+      let validators: Record<string, string> = {}
+      const unchanged = (version: string) => {
+        const caller = ctx.user ? `${ctx.user.id}:${ctx.user.sysadmin ? 1 : 0}` : ''
+        const etag = answerTag('/datastore/dump', { ...p, resource_id: name }, caller, `${deps.changes.lastSeq}.${version}`)
+        validators = {
+          etag,
+          'cache-control': cacheControl(deps.config, !ctx.user, false),
+          vary: 'Authorization, X-CKAN-API-Key, X-SERVICE-API-Key, Cookie',
+        }
+        return ifNoneMatch(c.req.header('if-none-match') ?? null, etag)
+      }
+      let dump: Dump | null
       try {
-        dump = await openDump(ctx, db, name, p)
+        dump = await openDump(ctx, db, name, p, unchanged)
       } catch (e) {
         if (e instanceof DumpRefused) return refused(e)
         throw e
       }
+      if (!dump) return new Response(null, { status: 304, headers: validators })
       return new Response(dump.body, {
         headers: {
           'content-type': `${dump.contentType}`,
           'content-disposition': `attachment; filename="${name}.${dump.extension}"`,
+          ...validators,
         },
       })
     },

@@ -70,6 +70,13 @@ export type StageFile = (part: FormPart, body: ReadableStream<Uint8Array>) => Pr
  * query string when it has any (the body is then ignored, as in CKAN). File parts of a multipart
  * body go to `stage` as streams (never buffered); without it they are read and dropped.
  */
+/** The data dict of a URL's query string (as a GET of an action has it), held to the key limit. */
+export function queryDataDict(url: URL, limits: BodyLimits): DataDict {
+  const pairs = [...url.searchParams]
+  checkPairs(pairs, limits)
+  return collect(pairs)
+}
+
 export async function readDataDict(
   req: Request,
   readOnly: boolean,
@@ -80,11 +87,7 @@ export async function readDataDict(
   const type = (req.headers.get('content-type') ?? '').toLowerCase()
   const isForm = type.startsWith('application/x-www-form-urlencoded')
   const isMultipart = type.startsWith('multipart/form-data')
-  const query = () => {
-    const pairs = [...url.searchParams]
-    checkPairs(pairs, limits)
-    return collect(pairs)
-  }
+  const query = () => queryDataDict(url, limits)
   // The body is read once, whatever its type (a second read is "Body is unusable"). A declared
   // length answers whether there is one without touching `req.body`: on Node that getter builds a
   // whole web Request and stream around the socket (~0.15 ms a request).

@@ -126,8 +126,9 @@ export class LruCaches implements Caches {
   packageGeneration = 0
 
   apply(changes: Change[]) {
-    // changes that never touch dataset dicts
-    const keyOnly = ['user', 'config', 'api_token', 'package_member', 'resource', 'datastore']
+    // changes that never touch dataset dicts ('other': a write nothing derived depends on, logged
+    // so that ETags move; see model/write-batcher.ts logged())
+    const keyOnly = ['user', 'config', 'api_token', 'package_member', 'resource', 'datastore', 'other']
     if (changes.some((c) => !keyOnly.includes(c.entity_type))) this.packageGeneration++
     for (const c of changes) {
       switch (c.entity_type) {

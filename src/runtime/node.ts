@@ -1,4 +1,5 @@
 // Node entry: `npm start` serves the API on PORT (default 5000) from the embedded libSQL file (or a replica of a primary).
+import { createServer } from 'node:http'
 import { getHeapSpaceStatistics } from 'node:v8'
 import { serve } from '@hono/node-server'
 import { createApp } from '../app'
@@ -15,6 +16,7 @@ import { runOptionsFrom } from '../jobs/runner'
 import { jobKinds } from '../jobs/kinds'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
+import { withNotModified } from './node-not-modified'
 
 const env = process.env
 const config = loadConfig(env)
@@ -84,6 +86,9 @@ const server = serve(
     port,
     hostname: env.HOST ?? '0.0.0.0',
     fetch: (req) => app.fetch(req),
+    // conditional GETs whose ETag still holds are answered 304 before the app
+    createServer: ((options: object, listener: Parameters<typeof withNotModified>[1]) =>
+      createServer(options, withNotModified(deps, listener))) as never,
   },
   () => console.log(`Listening on http://localhost:${port} (${source})`),
 )

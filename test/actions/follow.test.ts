@@ -1,5 +1,5 @@
 // follow_*, unfollow_*, am_following_*: who may follow what, CKAN's messages, private datasets.
-import { and, count, eq, like } from 'drizzle-orm'
+import { and, count, desc, eq, like } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { activities, changeLog, followers } from '../../src/db/schema'
 import { setup, type CallResult, type Caller, type TestEnv } from '../helpers/setup'
@@ -66,14 +66,16 @@ describe('follow_user', () => {
     expect(await t.ok('follow_user', { id: b.id }, sys)).toMatchObject({ follower_id: sys.id })
   })
 
-  it('records no activity and appends nothing to the change log', async () => {
+  it('records no activity, and logs only what moves ETags (a row no listener acts on)', async () => {
     const a = await t.make.user()
     const b = await t.make.user()
     const before = await t.db.select({ n: count() }).from(changeLog)
     await t.ok('follow_user', { id: b.id }, a)
     await t.ok('unfollow_user', { id: b.id }, a)
     const after = await t.db.select({ n: count() }).from(changeLog)
-    expect(after[0]!.n).toBe(before[0]!.n)
+    expect(after[0]!.n).toBe(before[0]!.n + 2)
+    const added = await t.db.select().from(changeLog).orderBy(desc(changeLog.seq)).limit(2)
+    expect(added.map((r) => [r.entity_type, r.op])).toEqual([['other', 'touch'], ['other', 'touch']])
     const acts = await t.db
       .select({ n: count() })
       .from(activities)

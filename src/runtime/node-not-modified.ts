@@ -1,0 +1,33 @@
+// Node only: answers a conditional GET of a read action before the app when its ETag still holds.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+import type { Deps } from '../context'
+import { notModifiedBeforeApp } from '../http/action-route'
+
+/** A node request's headers behind the one method the shared check reads. */
+const headersOf = (req: IncomingMessage): Pick<Headers, 'get'> => ({
+  get(name) {
+    const v = req.headers[name.toLowerCase()]
+    return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v
+  },
+})
+
+/**
+ * Wraps the app's request listener: a GET carrying `If-None-Match` is first checked by the action
+ * route's own rule (`notModifiedBeforeApp`: same ETag, same headers) and, when the tag still
+ * holds, answered 304 here, without the web Request/Response objects and routing the app would
+ * build around it (about half of what a 304 cost, `bench/validators.ts`). Everything else, and
+ * every case the check declines, goes to the app.
+ */
+export function withNotModified(deps: Deps, listener: RequestListener): RequestListener {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'GET' || req.headers['if-none-match'] === undefined) return listener(req, res)
+    notModifiedBeforeApp(deps, `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, headersOf(req)).then(
+      (headers) => {
+        if (!headers) return listener(req, res)
+        res.writeHead(304, headers)
+        res.end()
+      },
+      () => listener(req, res),
+    )
+  }
+}
