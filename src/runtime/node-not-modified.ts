@@ -1,7 +1,7 @@
 // Node only: answers a conditional GET of a read action before the app when its ETag still holds.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import type { Deps } from '../context'
-import { notModifiedBeforeApp } from '../http/action-route'
+import { AnonymousValidators, notModifiedBeforeApp } from '../http/action-route'
 
 /** A node request's headers behind the one method the shared check reads. */
 const headersOf = (req: IncomingMessage): Pick<Headers, 'get'> => ({
@@ -19,9 +19,10 @@ const headersOf = (req: IncomingMessage): Pick<Headers, 'get'> => ({
  * every case the check declines, goes to the app.
  */
 export function withNotModified(deps: Deps, listener: RequestListener): RequestListener {
+  const memo = new AnonymousValidators()
   return (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'GET' || req.headers['if-none-match'] === undefined) return listener(req, res)
-    notModifiedBeforeApp(deps, `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, headersOf(req)).then(
+    notModifiedBeforeApp(deps, `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, headersOf(req), memo).then(
       (headers) => {
         if (!headers) return listener(req, res)
         res.writeHead(304, headers)

@@ -59,10 +59,15 @@ describe('304 before the app (Node)', () => {
       const fromApp = await t.app.request(path, { headers: { 'if-none-match': etag } })
       expect(fromApp.status).toBe(304)
       const calls = appCalls
-      const fast = await get(path, { 'if-none-match': etag })
-      expect(fast.status).toBe(304)
-      expect(appCalls).toBe(calls)
-      expect(validators(fast)).toEqual(validators(fromApp))
+      // twice: computed, then (anonymous) remembered for this log position
+      for (let i = 0; i < 2; i++) {
+        const fast = await get(path, { 'if-none-match': etag })
+        expect(fast.status).toBe(304)
+        expect(appCalls).toBe(calls)
+        expect(validators(fast)).toEqual(validators(fromApp))
+      }
+      // another tag for the same URL is no match
+      expect((await get(path, { 'if-none-match': '"0123"' })).status).toBe(200)
     }
   })
 
