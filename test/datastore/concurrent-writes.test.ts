@@ -1,8 +1,6 @@
 // Read-then-write sequences on one DataStore table from several stores at once, as Worker requests
 // (each with its own client and lock) or several Node processes on one libSQL server run them:
 // the database, not a per-process lock, keeps the table's catalogue and rows right.
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOrAlter } from '../../src/datastore/create'
@@ -12,6 +10,7 @@ import { deleteRows, upsertRecords } from '../../src/datastore/writes'
 import { openClientDatastore } from '../../src/runtime/node-datastore'
 // @ts-expect-error: plain ESM script without types
 import { startSqld } from '../../scripts/sqld.mjs'
+import { tempDir } from '../helpers/temp-dirs'
 
 const now = () => new Date().toISOString()
 const STORES = 4
@@ -22,7 +21,7 @@ let stores: DatastoreDb[]
 const store = (i: number) => stores[i % STORES]!
 
 beforeAll(async () => {
-  sqld = await startSqld({ dbPath: join(mkdtempSync(join(tmpdir(), 'ckan-edge-ds-race-')), 'ds.sqld') })
+  sqld = await startSqld({ dbPath: join(tempDir('ckan-edge-ds-race-'), 'ds.sqld') })
   stores = await Promise.all(Array.from({ length: STORES }, () => openClientDatastore(sqld.url)))
 }, 60_000)
 afterAll(async () => {

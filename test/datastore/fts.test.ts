@@ -1,8 +1,7 @@
 // Full-text search: cell text, `q` → FTS5 MATCH translation, and ranking, run against a real
 // contentless FTS5 table in libSQL laid out as the DataStore creates it.
 import Database from 'libsql'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -13,6 +12,7 @@ import {
   rankSql,
   TsQueryError,
 } from '../../src/datastore/fts'
+import { tempDir } from '../helpers/temp-dirs'
 
 const TABLE = '"res-1"'
 const FTS = '"_fts_res-1"'
@@ -41,7 +41,7 @@ let dir: string
 let db: Database.Database
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'fts-'))
+  dir = tempDir('fts-')
   db = new Database(join(dir, 'ds.db'))
   db.exec(`CREATE TABLE ${TABLE} (_id INTEGER PRIMARY KEY AUTOINCREMENT, title, notes, extra)`)
   db.exec(`CREATE VIRTUAL TABLE ${FTS} USING fts5(c0, c1, c2, content='', contentless_delete=1,

@@ -2,8 +2,7 @@
 // JWT authentication: writes go through a read-write token, the pure read actions through a
 // read-only one (or a different copy of the database), and datastore_search_sql's time limit over
 // HTTP aborts the request, which stops the statement in sqld.
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOrAlter } from '../../src/datastore/create'
@@ -11,6 +10,7 @@ import { openClientDatastore, openDatastore, openDatastoreReader } from '../../s
 // @ts-expect-error: plain ESM script without types
 import { sqldJwt, startSqld } from '../../scripts/sqld.mjs'
 import { setup, type Caller, type TestEnv } from '../helpers/setup'
+import { tempDir } from '../helpers/temp-dirs'
 
 interface Sqld {
   url: string
@@ -47,7 +47,7 @@ let admin: Caller
 let splitAdmin: Caller
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-read-url-'))
+  const dir = tempDir('ckan-edge-read-url-')
   ;[primary, copy] = (await Promise.all([
     startSqld({ dbPath: join(dir, 'primary.sqld'), jwtKey: jwt.publicKey }),
     startSqld({ dbPath: join(dir, 'copy.sqld'), jwtKey: jwt.publicKey }),
@@ -182,7 +182,7 @@ describe('datastore_search_sql time limit over HTTP', () => {
 
 describe('DataStore read location: an embedded file', () => {
   it('opens the file read-only, with the time-limited SQL runner', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'ckan-edge-read-file-')), 'datastore.db')
+    const file = join(tempDir('ckan-edge-read-file-'), 'datastore.db')
     const store = await openDatastore(`file:${file}`, undefined, { url: `file:${file}` })
     await store.write([{ sql: 'CREATE TABLE t (x)', args: [] }, { sql: 'INSERT INTO t VALUES (1)', args: [] }])
     const reader = store.reader!

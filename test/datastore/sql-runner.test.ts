@@ -1,6 +1,5 @@
 // The Node SQL runner for datastore_search_sql: read-only, time-limited, responsive while busy.
-import { mkdirSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
@@ -15,6 +14,7 @@ import {
   readOnlyUri,
   unquote,
 } from '../../src/runtime/node-sql-runner'
+import { tempDir } from '../helpers/temp-dirs'
 
 // Counts to 10^9: minutes of work unless interrupted. The second form yields a row every 10^7
 // steps, the shape whose later rows libsql/promise would step on the main thread.
@@ -28,7 +28,7 @@ let writer: Database.Database
 let runner: SqlRunner
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ckan-edge-sql-runner-'))
+  dir = tempDir('ckan-edge-sql-runner-')
   path = join(dir, 'datastore.db')
   writer = new Database(path)
   writer.exec(`PRAGMA journal_mode=WAL;

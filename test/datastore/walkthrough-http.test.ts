@@ -1,14 +1,14 @@
 // Acceptance walk-through of the DataStore over real HTTP: the `npm start` entry in its own
 // process on temp files, a sysadmin key from the admin CLI, plain fetch() for every call.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'libsql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { tempDir } from '../helpers/temp-dirs'
 
-const dir = mkdtempSync(join(tmpdir(), 'ckan-ds-walk-'))
+const dir = tempDir('ckan-ds-walk-')
 const catalogueFile = join(dir, 'catalogue.db')
 const datastoreFile = join(dir, 'datastore.db')
 let base = ''

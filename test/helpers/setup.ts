@@ -1,6 +1,5 @@
 // Test harness: a migrated temp-file database, the real app, and a `call` helper.
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { tempDir } from './temp-dirs'
 import { dirname, join } from 'node:path'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config/load'
@@ -28,7 +27,7 @@ export const TEST_PROFILE: Record<string, string> = {
 }
 
 export function tempDbFile(): string {
-  return join(mkdtempSync(join(tmpdir(), 'ckan-edge-test-')), 'catalogue.db')
+  return join(tempDir(), 'catalogue.db')
 }
 
 export interface Caller {

@@ -1,14 +1,14 @@
 // `npm run admin -- datastore load` as a process: a resource's upload or a local file into its table.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { setup, type Caller, type TestEnv } from '../helpers/setup'
+import { tempDir } from '../helpers/temp-dirs'
 
 let t: TestEnv
 let admin: Caller
-const dir = mkdtempSync(join(tmpdir(), 'ds-load-'))
+const dir = tempDir('ds-load-')
 const enc = (s: string) => new TextEncoder().encode(s)
 
 beforeAll(async () => {

@@ -1,6 +1,4 @@
 // The composition root: every port reaches actions through Deps, wired to the real backends of a Node process.
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { z } from 'zod'
 import { eq } from 'drizzle-orm'
@@ -16,6 +14,7 @@ import { openCatalogDb, WAL_LIMIT_BYTES } from '../../src/runtime/node-db'
 import { BlobStoreNotConfigured } from '../../src/storage/blob-store'
 import { MailerNotConfigured } from '../../src/notify/mailer'
 import { setup, type TestEnv } from '../helpers/setup'
+import { tempDir } from '../helpers/temp-dirs'
 
 /** A kind whose handler uses the catalogue through the Deps it is given. */
 const kinds = new JobKinds<Deps>([
@@ -92,7 +91,7 @@ describe('buildDeps', () => {
 
 describe('buildDeps without the optional ports', () => {
   it('answers "not configured" for files and mail, and accepts only the app\'s job kinds', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-deps-'))
+    const dir = tempDir('ckan-edge-deps-')
     const { db } = await openCatalogDb(`file:${join(dir, 'c.db')}`)
     const deps = buildDeps(loadConfig({}), db)
     await expect(deps.blobs.head('resources/x/y')).rejects.toBeInstanceOf(BlobStoreNotConfigured)
@@ -109,7 +108,7 @@ describe('buildDeps without the optional ports', () => {
 
 describe('the catalogue file', () => {
   it('has its WAL cut back after checkpoints (journal_size_limit), not kept at its largest', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-deps-'))
+    const dir = tempDir('ckan-edge-deps-')
     const opened = await openCatalogDb(`file:${join(dir, 'c.db')}`)
     try {
       const rs = await opened.client.execute('PRAGMA journal_size_limit')

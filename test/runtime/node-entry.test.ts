@@ -1,12 +1,12 @@
 // The README's promises: `npm start` serves from an embedded file; the admin CLI yields a working key.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCommand } from '../../scripts/start-command'
+import { tempDir } from '../helpers/temp-dirs'
 
-const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-entry-'))
+const dir = tempDir('ckan-edge-entry-')
 const dbFile = join(dir, 'catalogue.db')
 const port = 5900 + Math.floor(Math.random() * 90)
 const env = { ...process.env, DATABASE_URL: `file:${dbFile}`, PORT: String(port), HOST: '127.0.0.1' }

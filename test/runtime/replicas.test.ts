@@ -1,12 +1,12 @@
 // Two server processes on embedded replicas of one sqld primary (`npm run replicas`): read-your-writes, bounded staleness, privacy.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startReplicaCluster, type Cluster } from '../../scripts/replicas'
+import { tempDir } from '../helpers/temp-dirs'
 
-const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-replicas-'))
+const dir = tempDir('ckan-edge-replicas-')
 const out = join(process.cwd(), 'dist', `replicas-test-${process.pid}`, 'node.mjs')
 // Above the ports fetch refuses as unsafe, below the ephemeral range.
 const basePort = 20000 + Math.floor(Math.random() * 10000)

@@ -1,11 +1,10 @@
 // Two server processes on one database file: a write through one is searchable through the other.
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { tempDir } from '../helpers/temp-dirs'
 
-const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-two-'))
+const dir = tempDir('ckan-edge-two-')
 const dbFile = join(dir, 'catalogue.db')
 // Above the ports fetch refuses as unsafe (6000, 6665-6669, ...), below the ephemeral range.
 const basePort = 20000 + Math.floor(Math.random() * 10000)

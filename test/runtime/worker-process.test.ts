@@ -1,11 +1,11 @@
 // `npm run worker` as a process: a job whose worker is killed (kill -9) runs again elsewhere; SIGTERM finishes the job in hand.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setup, type TestEnv } from '../helpers/setup'
 import { testKinds } from '../helpers/job-worker'
+import { tempDir } from '../helpers/temp-dirs'
 
 let t: TestEnv
 const children: ChildProcess[] = []
@@ -65,7 +65,7 @@ const startedBy = (dir: string) =>
 
 describe('npm run worker', () => {
   it('re-runs the job of a worker killed with kill -9 once its lease expires', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-block-'))
+    const dir = tempDir('ckan-edge-block-')
     const job = await t.deps.jobs.enqueue({ kind: 'block', payload: { dir } })
     const first = await startWorker()
     await waitFor(() => startedBy(dir).length === 1, 15_000, first.output)
@@ -92,7 +92,7 @@ describe('npm run worker', () => {
   }, 60_000)
 
   it('on SIGTERM finishes the job in hand, claims no other, and exits 0', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-block-'))
+    const dir = tempDir('ckan-edge-block-')
     const job = await t.deps.jobs.enqueue({ kind: 'block', payload: { dir } })
     const next = await t.deps.jobs.enqueue({ kind: 'block', payload: { dir } })
     const worker = await startWorker()

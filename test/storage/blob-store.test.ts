@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto'
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   statSync,
@@ -11,7 +10,6 @@ import {
   renameSync,
   utimesSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import {
@@ -26,6 +24,7 @@ import {
   type BlobStore,
 } from '../../src/storage/blob-store'
 import { nodeBlobStore, sweepStaleFiles } from '../../src/runtime/node-blob-store'
+import { tempDir } from '../helpers/temp-dirs'
 
 const enc = new TextEncoder()
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
@@ -111,7 +110,7 @@ let root: string
 let store: BlobStore
 
 beforeEach(() => {
-  parent = mkdtempSync(join(tmpdir(), 'ckan-edge-blobs-'))
+  parent = tempDir('ckan-edge-blobs-')
   root = join(parent, 'uploads')
   store = nodeBlobStore(root)
 })

@@ -1,8 +1,7 @@
 // The Worker's DataStore read location and datastore_search_sql time limit, in workerd against sqld
 // with JWT authentication: writes with an rw token, the pure read actions through DATASTORE_READ_URL
 // with an ro token (or a different copy), and a long query stopped at the deadline in sqld too.
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createOrAlter } from '../../src/datastore/create'
@@ -10,6 +9,7 @@ import { openClientDatastore } from '../../src/runtime/node-datastore'
 // @ts-expect-error: plain ESM script without types
 import { sqldJwt, startSqld } from '../../scripts/sqld.mjs'
 import { callWorker, startWorker, type SqldJwt, type WorkerEnv } from './harness'
+import { tempDir } from '../helpers/temp-dirs'
 
 const TIMEOUT_MS = 1000
 const jwt = sqldJwt() as SqldJwt
@@ -23,7 +23,7 @@ let copy: { url: string; stop(): Promise<void> }
 beforeAll(async () => {
   w = await startWorker({ 'service.datastore.sqlsearch.timeout_ms': String(TIMEOUT_MS) }, { datastoreJwt: jwt })
   copy = await startSqld({
-    dbPath: join(mkdtempSync(join(tmpdir(), 'ckan-edge-worker-copy-')), 'copy.sqld'),
+    dbPath: join(tempDir('ckan-edge-worker-copy-'), 'copy.sqld'),
     jwtKey: jwt.publicKey,
   })
 }, 120_000)

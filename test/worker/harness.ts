@@ -1,7 +1,6 @@
 // The Worker as deployed: wrangler's bundle of src/runtime/worker.ts in workerd (Miniflare) against real sqld servers.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Miniflare } from 'miniflare'
 import { loadConfig } from '../../src/config/load'
@@ -11,6 +10,7 @@ import { openCatalogDb } from '../../src/runtime/node-db'
 // @ts-expect-error: plain ESM script without types
 import { startSqld } from '../../scripts/sqld.mjs'
 import { TEST_PROFILE } from '../helpers/setup'
+import { tempDir } from '../helpers/temp-dirs'
 
 interface Sqld {
   url: string
@@ -56,7 +56,7 @@ export async function startWorker(
   vars: Record<string, string> = {},
   opts: { datastoreJwt?: SqldJwt } = {},
 ): Promise<WorkerEnv> {
-  const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-worker-'))
+  const dir = tempDir('ckan-edge-worker-')
   const jwt = opts.datastoreJwt
   const [catalogue, datastore] = (await Promise.all([
     startSqld({ dbPath: join(dir, 'catalogue.sqld') }),

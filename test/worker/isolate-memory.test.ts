@@ -3,9 +3,8 @@
 // memory, so this runs workerd itself with V8's --max-heap-size (workerd aborts the process
 // with "Reached heap limit" past it) and reads the heap after each full GC from --trace-gc.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bulkFill } from '../../bench/lib/bulk-fill'
@@ -18,6 +17,7 @@ import { openCatalogDb } from '../../src/runtime/node-db'
 import { freePort, startSqld } from '../../scripts/sqld.mjs'
 import { TEST_PROFILE } from '../helpers/setup'
 import { bundleWorker } from './harness'
+import { tempDir } from '../helpers/temp-dirs'
 
 const DATASETS = 10_000
 /** Cloudflare's limit per isolate. */
@@ -34,7 +34,7 @@ let snapshotBytes = 0
 const capnpString = (s: string) => JSON.stringify(s)
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-isolate-'))
+  const dir = tempDir('ckan-edge-isolate-')
   sqld = await startSqld({ dbPath: join(dir, 'catalogue.sqld') })
   const opened = await openCatalogDb(sqld.url)
   try {

@@ -1,12 +1,11 @@
 // Round trips to the libSQL servers per action on a warm isolate, counted by proxies in front of sqld:
 // the change-log catch-up costs one, and cached reads cost nothing more.
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { countingProxy, type CountingProxy } from '../helpers/counting-proxy'
 import { callWorker, startWorker, type WorkerEnv } from './harness'
+import { tempDir } from '../helpers/temp-dirs'
 
 let w: WorkerEnv
 let mf: Miniflare
@@ -97,7 +96,7 @@ describe('round trips per action on a warm isolate', () => {
   })
 
   it('serves anonymous answers from the Cache API across isolates, never an authenticated one, and not after a write', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-cache-'))
+    const dir = tempDir('ckan-edge-cache-')
     const a = await w.isolate({ DATABASE_URL: cat.url, DATASTORE_URL: ds.url }, { cachePersist: dir })
     const b = await w.isolate({ DATABASE_URL: cat.url, DATASTORE_URL: ds.url }, { cachePersist: dir })
     for (const m of [a, b]) await (await m.dispatchFetch('http://localhost/api/3/action/status_show')).text()

@@ -1,6 +1,4 @@
 // An isolate whose first requests meet no database recovers once the database is there.
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Miniflare } from 'miniflare'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -9,6 +7,7 @@ import { openCatalogDb } from '../../src/runtime/node-db'
 import { freePort, startSqld } from '../../scripts/sqld.mjs'
 import { TEST_PROFILE } from '../helpers/setup'
 import { bundleWorker, callWorker, workerIsolate } from './harness'
+import { tempDir } from '../helpers/temp-dirs'
 
 const cleanup: (() => Promise<unknown>)[] = []
 afterAll(async () => {
@@ -17,7 +16,7 @@ afterAll(async () => {
 
 describe('the Worker warm-up', () => {
   it('answers an error while the database is unreachable and works once it is there', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ckan-edge-warm-'))
+    const dir = tempDir('ckan-edge-warm-')
     const port: number = await freePort()
     const url = `http://127.0.0.1:${port}`
     const mf: Miniflare = await workerIsolate(bundleWorker(dir), { ...TEST_PROFILE, DATABASE_URL: url })
