@@ -62,7 +62,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.http.s_maxage', 'int', 60, 'Seconds a shared cache (a CDN) may serve an anonymous GET answer of a read action; authenticated answers are never shared.'),
   o('ckanext.datajson.bureau_code', 'string', '000:00', 'data.json (DCAT-US 1.1): the OMB bureau code of datasets without a bureau_code extra.'),
   o('ckanext.datajson.program_code', 'string', '000:000', 'data.json (DCAT-US 1.1): the program code of datasets without a program_code extra.'),
-  o('service.changes.retention_days', 'int', 90, 'How far back changes_list reaches: a cursor older than this is refused (the harvester reads the catalogue again).'),
+  o('service.changes.retention_days', 'int', 90, 'How far back changes_list reaches: a cursor older than this is refused (the harvester reads the catalogue again). Older change-log rows are deleted when the search snapshot is next written.'),
   o('who.timeout', 'int', 604800, 'Seconds a web sign-in lasts.'),
   o('service.auth.login_attempts', 'int', 10, 'Failed web sign-ins allowed per user name and per client address in 15 minutes before further attempts are refused.'),
   // Lists and limits

@@ -132,6 +132,15 @@ export class LruCaches implements Caches {
     if (changes.some((c) => !keyOnly.includes(c.entity_type))) this.packageGeneration++
     for (const c of changes) {
       switch (c.entity_type) {
+        case '*': // the log was pruned past this process: anything may have changed
+          this.packages.clear()
+          this.packageNames.clear()
+          this.usersByKey.clear()
+          this.capacities.clear()
+          this.resources.clear()
+          this.collaborations.clear()
+          this.collaborationGeneration++
+          break
         case 'package': {
           const cached = this.packages.get(c.entity_id)
           if (cached) this.packageNames.delete(cached.name)

@@ -56,9 +56,40 @@ const toChanges = (rows: Record<string, unknown>[]): Change[] =>
     op: String(r.op),
   }))
 
+/**
+ * What listeners get first when the log was pruned past this follower's position (it was idle
+ * longer than the log keeps rows, see pruneStatement): everything derived must be dropped.
+ */
+export const RESET: Change = { seq: 0, entity_type: '*', entity_id: '', op: 'reset' }
+
+/**
+ * The statement that prunes the change log: rows older than `retentionDays` that the search
+ * snapshot at `coveredSeq` already covers (a process loading it never needs them), never the
+ * newest row. Put in the snapshot's own batch (search/service.ts).
+ */
+export function pruneStatement(coveredSeq: number, retentionDays: number, now = Date.now()) {
+  const cutoff = new Date(now - Math.max(1, retentionDays) * 86_400_000).toISOString().slice(0, 23)
+  return {
+    sql: 'DELETE FROM change_log WHERE seq <= ? AND at < ? AND seq < (SELECT max(seq) FROM change_log)',
+    args: [coveredSeq, cutoff] as (string | number)[],
+  }
+}
+
 const PAGE = 2000
 const TAIL_SQL = `SELECT seq, entity_type, entity_id, op FROM change_log WHERE seq > ? ORDER BY seq LIMIT ${PAGE}`
 const HEAD_SQL = 'SELECT seq FROM change_log ORDER BY seq DESC LIMIT 1'
+const FIRST_SQL = 'SELECT seq FROM change_log ORDER BY seq LIMIT 1'
+
+/**
+ * Rows after `from` are missing when the first row after it is not the next seq and the log's
+ * oldest row is past it: pruned while this follower did not read (the seqs of the log are
+ * otherwise consecutive). Listeners then get RESET before the rows.
+ */
+async function prunedPast(read: ReadExecutor, from: number, rows: Change[]): Promise<boolean> {
+  if (!rows.length || rows[0]!.seq <= from + 1) return false
+  const [first] = await read(FIRST_SQL)
+  return !!first && Number(first.seq) > from + 1
+}
 
 /** Follows the change log: what derived state (caches, config overlay, search) subscribes to. */
 export interface ChangeFeed {
@@ -164,6 +195,7 @@ export class LogChangeFeed implements ChangeFeed {
     for (;;) {
       const rows = toChanges(await read(TAIL_SQL, [from]))
       if (rows.length === 0) return
+      if (await prunedPast(read, from, rows)) for (const l of this.listeners) await l([RESET], read)
       for (const l of this.listeners) await l(rows, read)
       from = rows[rows.length - 1]!.seq
       this.seq = Math.max(this.seq ?? 0, from)
@@ -190,6 +222,7 @@ export class LogChangeFeed implements ChangeFeed {
     for (;;) {
       const rows = toChanges(await this.read(TAIL_SQL, [this.seq]))
       if (rows.length === 0) return
+      if (await prunedPast(this.read, this.seq, rows)) for (const l of this.listeners) await l([RESET], this.read)
       for (const l of this.listeners) await l(rows, this.read)
       this.seq = rows[rows.length - 1]!.seq
       if (rows.length < PAGE) return

@@ -46,7 +46,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
   // Listeners run in order: caches first, so the dicts search re-reads are never stale ones.
   changes.subscribe((batch) => caches.apply(batch))
   changes.subscribe(async (batch, reader) => {
-    if (batch.some((c) => c.entity_type === 'config')) await loadRuntimeConfig(reader, config)
+    if (batch.some((c) => c.entity_type === 'config' || c.entity_type === '*')) await loadRuntimeConfig(reader, config)
   })
   const now = nowIso
   const newId = () => crypto.randomUUID()

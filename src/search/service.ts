@@ -1,6 +1,6 @@
 // Keeps this process's search index in step with the change log; loads and writes snapshots.
 import { systemContext, type ActionContext, type Deps } from '../context'
-import type { Change } from '../model/changes'
+import { pruneStatement, type Change } from '../model/changes'
 import { packageDicts } from '../model/package'
 import { analyzeGenericIndexTokens, analyzeGenericQueryTokens, analyzeIndexTokens, analyzeQueryTokens, type Token } from './analysis'
 import { indexDocument, phraseSources, type DocumentOptions, type IndexDoc } from './document'
@@ -81,6 +81,16 @@ export class MemorySearchService implements SearchService {
 
   private onChanges(changes: Change[]) {
     const gen = ++this.generation
+    if (changes.some((c) => c.entity_type === '*')) {
+      // the log was pruned past what this index covers: the next search loads it afresh (the
+      // snapshot, which covers every pruned row, and the log after it)
+      if (!this.loading) this.index = null
+      this.pending.clear()
+      this.pendingGroups.clear()
+      this.pendingVocabularies.clear()
+      this.vocabularies = null
+      return
+    }
     for (const c of changes) {
       if (c.entity_type === 'package') this.pending.set(c.entity_id, gen)
       else if (c.entity_type === 'group') this.pendingGroups.set(c.entity_id, gen)
@@ -375,6 +385,8 @@ export class MemorySearchService implements SearchService {
         args: [chunk, seq, created, bytes.subarray(i, i + CHUNK)],
       })
     }
+    // the log keeps service.changes.retention_days of rows, and whatever this snapshot does not cover
+    stmts.push(pruneStatement(seq, io.config.int('service.changes.retention_days') || 90))
     await io.db.$client.batch(stmts as never, 'write')
   }
 

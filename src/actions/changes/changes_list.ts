@@ -97,12 +97,13 @@ drop it); changes to objects the caller may not read are left out.
   async run(ctx, p) {
     const days = ctx.config.int('service.changes.retention_days') || 90
     const cutoff = new Date(Date.parse(ctx.now()) - days * 86_400_000).toISOString().slice(0, 23)
-    const oldestKept = await firstSeqSince(ctx, cutoff)
+    const { oldestKept, first } = await firstSeqSince(ctx, cutoff)
     let after = oldestKept === null ? Number.MAX_SAFE_INTEGER : oldestKept - 1
     if (p.since !== undefined && p.since !== null && p.since !== '') {
       const seq = seqOf(asText(p.since))
       if (seq === null) throw ValidationError.field('since', 'Not a cursor of this feed')
-      if (oldestKept !== null && seq < oldestKept - 1)
+      // older than the retention, or rows after it already pruned (search/service.ts)
+      if ((oldestKept !== null && seq < oldestKept - 1) || (first !== null && seq < first - 1))
         throw ValidationError.field('since', `This cursor is older than the ${days} days the change feed keeps: read the catalogue again (package_search) and follow the feed from a new cursor`)
       after = seq
     }
@@ -129,20 +130,22 @@ drop it); changes to objects the caller may not read are left out.
 type Ctx = Parameters<typeof changesList.run>[0]
 
 /**
- * The first change at or after `cutoff`, or null. The log is appended in time order, so this is a
+ * The first change at or after `cutoff` (or null), and the first row of the log (older ones were
+ * pruned). The log is appended in time order, so this is a
  * binary search over seq (each step one rowid lookup) instead of a scan of `at`; the common case,
  * a log younger than the retention, is its first row.
  */
-async function firstSeqSince(ctx: Ctx, cutoff: string): Promise<number | null> {
+async function firstSeqSince(ctx: Ctx, cutoff: string): Promise<{ oldestKept: number | null; first: number | null }> {
   const at = async (sql: string, args: unknown[]) => {
     const [r] = await ctx.read(sql, args as never[])
     return r ? { seq: Number(r.seq), at: String(r.at) } : null
   }
   const first = await at('SELECT seq, at FROM change_log ORDER BY seq LIMIT 1', [])
-  if (!first) return null
-  if (first.at >= cutoff) return first.seq
+  if (!first) return { oldestKept: null, first: null }
+  const found = (oldestKept: number | null) => ({ oldestKept, first: first.seq })
+  if (first.at >= cutoff) return found(first.seq)
   const last = await at('SELECT seq, at FROM change_log ORDER BY seq DESC LIMIT 1', [])
-  if (!last || last.at < cutoff) return null
+  if (!last || last.at < cutoff) return found(null)
   let lo = first.seq // at < cutoff
   let hi = last.seq // at >= cutoff
   while (hi - lo > 1) {
@@ -155,7 +158,7 @@ async function firstSeqSince(ctx: Ctx, cutoff: string): Promise<number | null> {
     if (r.at >= cutoff) hi = r.seq
     else lo = r.seq
   }
-  return hi
+  return found(hi)
 }
 
 async function visibleChanges(ctx: Ctx, rows: Row[], types: Set<ChangeType>) {
