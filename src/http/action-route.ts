@@ -93,6 +93,24 @@ const ACTION_PATH = /^\/api\/(?:3\/)?action\/([^/]+)$/
  * errors included). Saves the web Request and Response objects and the routing: most of what a
  * 304 costs besides the HTTP exchange.
  */
+/**
+ * notModifiedBeforeApp without waiting, for the common case of a conditional GET an anonymous
+ * client repeats: the change feed already probed in this turn and the URL's validators are
+ * remembered for its position. The validators (304), null (the app answers), or undefined (not
+ * decidable now: ask notModifiedBeforeApp).
+ */
+export function notModifiedNow(
+  deps: Deps,
+  url: string,
+  headers: Pick<Headers, 'get'>,
+  memo: AnonymousValidators,
+): Record<string, string> | null | undefined {
+  if (!deps.changes.caughtUpThisTurn?.()) return undefined
+  const kept = memo.get(url, deps.changes.lastSeq)
+  if (!kept || apiKeyFrom(headers, deps.config.str('apikey_header_name')) !== null) return undefined
+  return ifNoneMatch(headers.get('if-none-match'), kept.etag!, false) ? kept : null
+}
+
 export async function notModifiedBeforeApp(
   deps: Deps,
   url: string,

@@ -104,6 +104,11 @@ export interface ChangeFeed {
    */
   catchUp(opts?: { shareTurn?: boolean }): Promise<void>
   /**
+   * True when `catchUp({ shareTurn: true })` would return at once (a probe earlier in this
+   * event-loop turn found nothing new): a caller may then read `lastSeq` without awaiting.
+   */
+  caughtUpThisTurn?(): boolean
+  /**
    * A view of this feed for one request of a runtime that forbids sharing I/O between requests
    * (workerd): its catch-up reads through `read` and runs a round of its own, never joining
    * another request's. Listeners and the position are shared.
@@ -147,6 +152,10 @@ export class LogChangeFeed implements ChangeFeed {
 
   subscribe(listener: ChangeListener) {
     this.listeners.push(listener)
+  }
+
+  caughtUpThisTurn() {
+    return this.probedThisTurn
   }
 
   /**

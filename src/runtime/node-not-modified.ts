@@ -1,7 +1,7 @@
 // Node only: answers a conditional GET of a read action before the app when its ETag still holds.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import type { Deps } from '../context'
-import { AnonymousValidators, notModifiedBeforeApp } from '../http/action-route'
+import { AnonymousValidators, notModifiedBeforeApp, notModifiedNow } from '../http/action-route'
 
 /** A node request's headers behind the one method the shared check reads. */
 const headersOf = (req: IncomingMessage): Pick<Headers, 'get'> => ({
@@ -22,7 +22,17 @@ export function withNotModified(deps: Deps, listener: RequestListener): RequestL
   const memo = new AnonymousValidators()
   return (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'GET' || req.headers['if-none-match'] === undefined) return listener(req, res)
-    notModifiedBeforeApp(deps, `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, headersOf(req), memo).then(
+    const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`
+    const headers = headersOf(req)
+    // decided without a promise when this turn's probe is made and the URL's validators known
+    const now = notModifiedNow(deps, url, headers, memo)
+    if (now === null) return listener(req, res)
+    if (now) {
+      res.writeHead(304, now)
+      res.end()
+      return
+    }
+    notModifiedBeforeApp(deps, url, headers, memo).then(
       (headers) => {
         if (!headers) return listener(req, res)
         res.writeHead(304, headers)

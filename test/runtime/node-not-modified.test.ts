@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { withNotModified } from '../../src/runtime/node-not-modified'
+import { AnonymousValidators, notModifiedBeforeApp, notModifiedNow } from '../../src/http/action-route'
 import { setup, type TestEnv } from '../helpers/setup'
 
 let t: TestEnv
@@ -107,5 +108,29 @@ describe('304 before the app (Node)', () => {
     const post = await fetch(base + '/api/3/action/package_show', { method: 'POST', headers: { 'content-type': 'application/json', 'if-none-match': '*' }, body: '{"id":"fast-public"}' })
     expect(post.status).toBe(200)
     expect(appCalls).toBe(calls + 4)
+  })
+
+  it('decides a remembered anonymous URL without waiting only while this turn\'s probe holds', async () => {
+    const memo = new AnonymousValidators()
+    const url = 'http://localhost/api/3/action/package_show?id=fast-public'
+    const etag = (await t.app.request(url)).headers.get('etag')!
+    const h = (extra: Record<string, string> = {}) => new Headers({ 'if-none-match': etag, ...extra })
+    expect(await notModifiedBeforeApp(t.deps, url, h(), memo)).toMatchObject({ etag })
+    // a probe in this turn found nothing new: decided at once, from the remembered validators
+    await t.deps.changes.catchUp()
+    await t.deps.changes.catchUp({ shareTurn: true })
+    expect(t.deps.changes.caughtUpThisTurn?.()).toBe(true)
+    expect(notModifiedNow(t.deps, url, h(), memo)).toMatchObject({ etag })
+    expect(notModifiedNow(t.deps, url, new Headers({ 'if-none-match': '"other"' }), memo)).toBeNull()
+    // a caller with a key, or a URL not remembered: not decidable now
+    expect(notModifiedNow(t.deps, url, h({ authorization: member.apikey }), memo)).toBeUndefined()
+    expect(notModifiedNow(t.deps, url + '&x=1', h(), memo)).toBeUndefined()
+    // after a local write the probe no longer holds
+    await t.ok('package_patch', { id: 'fast-public', notes: 'again' }, sys)
+    expect(notModifiedNow(t.deps, url, h(), memo)).toBeUndefined()
+    // and on the next turn neither
+    await t.deps.changes.catchUp({ shareTurn: true })
+    await new Promise((r) => setImmediate(r))
+    expect(notModifiedNow(t.deps, url, h(), memo)).toBeUndefined()
   })
 })
