@@ -7,7 +7,7 @@ import { groupsWithPermission } from '../../auth/permissions'
 import { collaborationIds } from '../../auth/collaborator'
 import { packageDicts } from '../../model/package'
 import { fromBase64Url, toBase64Url } from '../../lib/base64url'
-import { flDict, flFields, searchFacets } from '../../model/search-result'
+import { flDict, flFields, flFromRows, searchFacets } from '../../model/search-result'
 import { pyRepr } from '../../lib/py-repr'
 import { SearchTimeout } from '../../search/budget'
 import { hasLocalParams, localParamsMessage, parseFilter, parseQ, QueryParseError, queryTooBig } from '../../search/query'
@@ -171,13 +171,16 @@ export const packageSearch = defineAction({
       if (e instanceof QueryParseError || e instanceof SearchTimeout) throw new SearchError(pyRepr(e.message))
       throw e
     }
-    const dicts = await packageDicts(ctx, hits.ids)
     const fl = flFields(p.fl)
     const siteId = ctx.config.str('service.site_id')
-    const results = hits.ids
-      .map((id) => dicts.get(id))
-      .filter((d) => d !== undefined)
-      .map((d) => (fl ? flDict(d, fl, siteId) : d))
+    const results =
+      (fl && (await flFromRows(ctx, hits.ids, fl, siteId))) ??
+      (await packageDicts(ctx, hits.ids).then((dicts) =>
+        hits.ids
+          .map((id) => dicts.get(id))
+          .filter((d) => d !== undefined)
+          .map((d) => (fl ? flDict(d, fl, siteId) : d)),
+      ))
     const facets: Record<string, Record<string, number>> = {}
     for (const [field, pairs] of Object.entries(hits.facets)) facets[field] = Object.fromEntries(pairs)
     return {
