@@ -1,7 +1,7 @@
 // The column catalogue: per table its columns (CKAN type names, order, data dictionary), key, indexes,
 // triggers; plus aliases and trigger functions. Kept in the DataStore database next to the tables.
 import type { RawStatement } from '../db/executor'
-import { NotFound } from '../errors'
+import { NotFound, ValidationError } from '../errors'
 import { typeFromName, type ColumnType } from './column-types'
 import { sqliteMessage, type DatastoreDb, type DatastoreReader } from './store'
 
@@ -178,7 +178,10 @@ export async function writeGuarded<T>(db: DatastoreDb, sequence: () => Promise<T
     try {
       return await db.exclusive(sequence)
     } catch (e) {
-      if (!isTableChanged(e) || attempt === ATTEMPTS) throw e
+      if (!isTableChanged(e)) throw e
+      // other writers kept changing the table: nothing of this write is stored, the caller may retry
+      if (attempt === ATTEMPTS)
+        throw ValidationError.field('resource_id', `The table was changed by other writes ${ATTEMPTS} times while this write was tried: nothing was written, try again`)
       // jittered back-off, so that competing writers do not collide again in step
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
     }
