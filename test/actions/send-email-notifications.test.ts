@@ -125,6 +125,19 @@ describe('send_email_notifications', () => {
     expect(parseMail(mailsTo(good)[0]!.raw).body).toContain('updated the dataset "Tide Tables"')
   })
 
+  it('mails each subscriber once when two runs go at the same time', async () => {
+    const { editor, ds } = await publisher()
+    const subs = [await subscriber(), await subscriber(), await subscriber()]
+    for (const a of subs) await t.ok('follow_dataset', { id: ds.id }, a)
+    await t.ok('package_patch', { id: ds.id, notes: 'Both runs see this.' }, editor)
+    const [one, two] = await Promise.all([sendAll(), sendAll()])
+    for (const a of subs) {
+      expect(mailsTo(a.email)).toHaveLength(1)
+      const senders = [one, two].filter((r) => r.sent.some((s: { user: string }) => s.user === a.name))
+      expect(senders).toHaveLength(1)
+    }
+  })
+
   it('is for sysadmins only', async () => {
     const u = await t.make.user()
     for (const as of [null, u]) {

@@ -2,7 +2,7 @@
 import { addMs } from '../../lib/time'
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { dashboards } from '../../db/schema'
+import { sql } from 'drizzle-orm'
 import { ValidationError } from '../../errors'
 import { dashboardActivitiesSince } from '../../model/dashboard'
 import type { ActivityDict } from '../../model/activity'
@@ -55,6 +55,15 @@ async function describe(ctx: ActionContext, list: ActivityDict[]): Promise<Notif
   })
 }
 
+/** Moves the user's email_last_sent to `at` unless another run moved it since OPTED_IN read it. */
+async function claim(ctx: ActionContext, user: Recipient, at: string): Promise<boolean> {
+  const r = await ctx.db.run(sql`INSERT INTO dashboard (user_id, activity_stream_last_viewed, email_last_sent)
+    VALUES (${user.id}, ${user.created}, ${at})
+    ON CONFLICT (user_id) DO UPDATE SET email_last_sent = excluded.email_last_sent
+    WHERE dashboard.email_last_sent IS ${user.email_last_sent}`)
+  return r.rowsAffected > 0
+}
+
 export const sendEmailNotifications = defineAction({
   name: 'send_email_notifications',
   readOnly: false,
@@ -100,23 +109,31 @@ Requires service.activity_streams_email_notifications and a sysadmin.
         since,
         limit,
       )
-      if (found.length) {
-        const mail = notificationEmail({ siteTitle, siteUrl, activities: await describe(ctx, found) })
-        try {
-          await mailUser(ctx.mailer, user, { subject: mail.subject, body: mail.body })
-        } catch (e) {
-          // Nothing can be sent to anybody: say so once rather than per user.
-          if (e instanceof MailerNotConfigured) throw ValidationError.message(e.message)
-          failed.push({ user: user.name, error: e instanceof Error ? e.message : String(e) })
-          continue // email_last_sent stays: the next call tries these activities again
-        }
-        sent.push({ user: user.name, activities: found.length })
+      // The user is claimed first (the time of the last e-mail moved on, as ckan moves it even when
+      // there is nothing to send), only if no other run moved it since we read it: two runs at
+      // once never mail the same activities twice.
+      if (!(await claim(ctx, user, startedAt))) continue
+      if (!found.length) continue
+      const mail = notificationEmail({ siteTitle, siteUrl, activities: await describe(ctx, found) })
+      try {
+        await mailUser(ctx.mailer, user, { subject: mail.subject, body: mail.body })
+      } catch (e) {
+        // not sent: the claim is undone (the row it made goes, unless something else wrote to it
+        // since: then its email_last_sent goes back to where the look-back starts without a row),
+        // so the next call tries these activities again
+        if (user.email_last_sent === null)
+          await ctx.db.run(
+            sql`DELETE FROM dashboard WHERE user_id = ${user.id} AND email_last_sent = ${startedAt} AND activity_stream_last_viewed = ${user.created}`,
+          )
+        await ctx.db.run(
+          sql`UPDATE dashboard SET email_last_sent = ${last} WHERE user_id = ${user.id} AND email_last_sent = ${startedAt}`,
+        )
+        // Nothing can be sent to anybody: say so once rather than per user.
+        if (e instanceof MailerNotConfigured) throw ValidationError.message(e.message)
+        failed.push({ user: user.name, error: e instanceof Error ? e.message : String(e) })
+        continue
       }
-      // ckan: the time of the last e-mail moves on even when there was nothing to send
-      await ctx.db
-        .insert(dashboards)
-        .values({ user_id: user.id, activity_stream_last_viewed: user.created, email_last_sent: startedAt })
-        .onConflictDoUpdate({ target: dashboards.user_id, set: { email_last_sent: startedAt } })
+      sent.push({ user: user.name, activities: found.length })
     }
     return { sent, failed }
   },
