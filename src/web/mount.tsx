@@ -16,6 +16,7 @@ import { aboutPage, homePage } from './pages/home'
 import { listPage, readPage } from './pages/orgs'
 import { userPage } from './pages/user'
 import { createDataset, createResource, follow, newDatasetView, newResourceView } from './pages/publish'
+import { deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { stylesheet } from './style'
 import { datasetRdfResponse, mountDcatRoutes, negotiate } from '../dcat/routes'
 import type { RdfFormat } from '../dcat/serialize'
@@ -140,6 +141,16 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.post('/dataset/new', route(source, 'Page', signedIn((page) => createDataset(page))))
   app.get('/dataset/:id/resource/new', route(source, 'Dataset', signedIn((page, c) => newResourceView(page, c.req.param('id')!))))
   app.post('/dataset/:id/resource/new', route(source, 'Dataset', signedIn((page, c) => createResource(page, c.req.param('id')!))))
+  const id = (c: Context) => c.req.param('id')!
+  const rid = (c: Context) => c.req.param('rid')!
+  app.get('/dataset/edit/:id', route(source, 'Dataset', signedIn((page, c) => editDatasetView(page, id(c)))))
+  app.post('/dataset/edit/:id', route(source, 'Dataset', signedIn((page, c) => updateDataset(page, id(c)))))
+  app.get('/dataset/delete/:id', route(source, 'Dataset', signedIn((page, c) => deleteDatasetView(page, id(c)))))
+  app.post('/dataset/delete/:id', route(source, 'Dataset', signedIn((page, c) => deleteDataset(page, id(c)))))
+  app.get('/dataset/:id/resource/:rid/edit', route(source, 'Resource', signedIn((page, c) => editResourceView(page, id(c), rid(c)))))
+  app.post('/dataset/:id/resource/:rid/edit', route(source, 'Resource', signedIn((page, c) => updateResource(page, id(c), rid(c)))))
+  app.get('/dataset/:id/resource/:rid/delete', route(source, 'Resource', signedIn((page, c) => deleteResourceView(page, id(c), rid(c)))))
+  app.post('/dataset/:id/resource/:rid/delete', route(source, 'Resource', signedIn((page, c) => deleteResource(page, id(c), rid(c)))))
   for (const kind of ['dataset', 'organization', 'group', 'user']) {
     for (const on of [true, false]) {
       app.post(`/${kind}/${on ? 'follow' : 'unfollow'}/:id`, route(source, 'Page', (page, c) => follow(page, kind, c.req.param('id')!, on)))

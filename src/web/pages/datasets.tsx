@@ -170,7 +170,11 @@ export async function datasetPage(page: Page, id: string) {
         <p>
           <a class="button" href={`${datasetHref(d)}/resource/new`}>
             Add data
-          </a>
+          </a>{' '}
+          <a class="button" href={`/dataset/edit/${encodeURIComponent(d.name)}`}>
+            Manage
+          </a>{' '}
+          <a href={`/dataset/delete/${encodeURIComponent(d.name)}`}>Delete</a>
         </p>
       ) : null}
       <Resources d={d} siteUrl={page.deps.config.str('service.site_url')} />
@@ -298,6 +302,14 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
     <Layout refresh={loading ? 5 : undefined} title={`${text(r.name) || 'Resource'} - ${text(d.title) || text(d.name)}`} page={page} alternate={`/api/3/action/resource_show?id=${encodeURIComponent(r.id)}`} description={text(r.description)}>
       <Crumbs items={[['Datasets', '/dataset'], [text(d.title) || text(d.name), datasetHref(d)], [text(r.name) || 'Resource', base]]} />
       <h1>{text(r.name) || 'Unnamed resource'}</h1>
+      {page.ctx.user && (await canEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id })) ? (
+        <p>
+          <a class="button" href={`${base}/edit`}>
+            Edit
+          </a>{' '}
+          <a href={`${base}/delete`}>Delete</a>
+        </p>
+      ) : null}
       {r.url ? (
         <p>
           <a class="button" href={safeUrl(r.url, page.deps.config.str('service.site_url'))} rel="nofollow">

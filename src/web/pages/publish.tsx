@@ -30,7 +30,7 @@ export function slugify(title: string): string {
 }
 
 /** A ValidationError's per-field messages (its `message`, if any, under "_"). */
-function fieldErrors(e: ValidationError): Errors {
+export function fieldErrors(e: ValidationError): Errors {
   const body = e.body() as Record<string, unknown>
   const out: Errors = {}
   for (const [k, v] of Object.entries(body)) {
@@ -40,7 +40,7 @@ function fieldErrors(e: ValidationError): Errors {
   return out
 }
 
-function FieldError({ errors, name }: { errors: Errors; name: string }) {
+export function FieldError({ errors, name }: { errors: Errors; name: string }) {
   const list = errors[name]
   if (!list?.length) return null
   return (
@@ -50,7 +50,7 @@ function FieldError({ errors, name }: { errors: Errors; name: string }) {
   )
 }
 
-function Summary({ errors }: { errors: Errors }) {
+export function Summary({ errors }: { errors: Errors }) {
   const keys = Object.keys(errors)
   if (!keys.length) return null
   return (
@@ -68,7 +68,74 @@ function Summary({ errors }: { errors: Errors }) {
   )
 }
 
-const invalid = (errors: Errors, name: string) => (errors[name]?.length ? { 'aria-invalid': 'true', 'aria-describedby': `${name}-error` } : {})
+export const invalid = (errors: Errors, name: string) => (errors[name]?.length ? { 'aria-invalid': 'true', 'aria-describedby': `${name}-error` } : {})
+
+/** The dataset form of /dataset/new and /dataset/edit/<name>. */
+export function DatasetForm(props: { page: Page; action: string; submit: string; values: Dict; errors: Errors; orgs: Dict[]; licenses: Dict[]; nameLabel?: string }) {
+  const { page, action, submit, values, errors, orgs, licenses } = props
+  return (
+    <form class="form" method="post" action={action}>
+      <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+      <div>
+        <label for="title">Title</label>
+        <input id="title" name="title" type="text" required value={str(values.title)} {...invalid(errors, 'title')} />
+        <FieldError errors={errors} name="title" />
+      </div>
+      <div>
+        <label for="name">{props.nameLabel ?? 'URL name (left empty: made from the title)'}</label>
+        <input id="name" name="name" type="text" value={str(values.name)} pattern="[a-z0-9_\-]*" {...invalid(errors, 'name')} />
+        <FieldError errors={errors} name="name" />
+      </div>
+      <div>
+        <label for="notes">Description (Markdown)</label>
+        <textarea id="notes" name="notes" rows={6} {...invalid(errors, 'notes')}>
+          {str(values.notes)}
+        </textarea>
+        <FieldError errors={errors} name="notes" />
+      </div>
+      <div>
+        <label for="tag_string">Tags (separated by commas)</label>
+        <input id="tag_string" name="tag_string" type="text" value={str(values.tag_string)} {...invalid(errors, 'tags')} />
+        <FieldError errors={errors} name="tags" />
+      </div>
+      <div>
+        <label for="owner_org">Organization</label>
+        <select id="owner_org" name="owner_org" {...invalid(errors, 'owner_org')}>
+          {orgs.map((o) => (
+            <option value={o.id} selected={values.owner_org === o.id}>
+              {str(o.display_name) || str(o.title) || str(o.name)}
+            </option>
+          ))}
+        </select>
+        <FieldError errors={errors} name="owner_org" />
+      </div>
+      <div>
+        <label for="license_id">License</label>
+        <select id="license_id" name="license_id">
+          {licenses.map((l) => (
+            <option value={l.id} selected={(values.license_id ?? 'cc-by') === l.id}>
+              {str(l.title)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="private">Visibility</label>
+        <select id="private" name="private">
+          <option value="True" selected={values.private !== 'False'}>
+            Private
+          </option>
+          <option value="False" selected={values.private === 'False'}>
+            Public
+          </option>
+        </select>
+      </div>
+      <div>
+        <button type="submit">{submit}</button>
+      </div>
+    </form>
+  )
+}
 
 export async function newDatasetView(page: Page, values: Dict = {}, errors: Errors = {}) {
   const [orgs, licenses] = await Promise.all([
@@ -80,66 +147,7 @@ export async function newDatasetView(page: Page, values: Dict = {}, errors: Erro
       <Crumbs items={[['Datasets', '/dataset'], ['Create dataset', '/dataset/new']]} />
       <h1>Create dataset</h1>
       <Summary errors={errors} />
-      <form class="form" method="post" action="/dataset/new">
-        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
-        <div>
-          <label for="title">Title</label>
-          <input id="title" name="title" type="text" required value={str(values.title)} {...invalid(errors, 'title')} />
-          <FieldError errors={errors} name="title" />
-        </div>
-        <div>
-          <label for="name">URL name (left empty: made from the title)</label>
-          <input id="name" name="name" type="text" value={str(values.name)} pattern="[a-z0-9_\-]*" {...invalid(errors, 'name')} />
-          <FieldError errors={errors} name="name" />
-        </div>
-        <div>
-          <label for="notes">Description (Markdown)</label>
-          <textarea id="notes" name="notes" rows={6} {...invalid(errors, 'notes')}>
-            {str(values.notes)}
-          </textarea>
-          <FieldError errors={errors} name="notes" />
-        </div>
-        <div>
-          <label for="tag_string">Tags (separated by commas)</label>
-          <input id="tag_string" name="tag_string" type="text" value={str(values.tag_string)} {...invalid(errors, 'tags')} />
-          <FieldError errors={errors} name="tags" />
-        </div>
-        <div>
-          <label for="owner_org">Organization</label>
-          <select id="owner_org" name="owner_org" {...invalid(errors, 'owner_org')}>
-            {orgs.map((o) => (
-              <option value={o.id} selected={values.owner_org === o.id}>
-                {str(o.display_name) || str(o.title) || str(o.name)}
-              </option>
-            ))}
-          </select>
-          <FieldError errors={errors} name="owner_org" />
-        </div>
-        <div>
-          <label for="license_id">License</label>
-          <select id="license_id" name="license_id">
-            {licenses.map((l) => (
-              <option value={l.id} selected={(values.license_id ?? 'cc-by') === l.id}>
-                {str(l.title)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label for="private">Visibility</label>
-          <select id="private" name="private">
-            <option value="True" selected={values.private !== 'False'}>
-              Private
-            </option>
-            <option value="False" selected={values.private === 'False'}>
-              Public
-            </option>
-          </select>
-        </div>
-        <div>
-          <button type="submit">Next: add data</button>
-        </div>
-      </form>
+      <DatasetForm page={page} action="/dataset/new" submit="Next: add data" values={values} errors={errors} orgs={orgs} licenses={licenses} />
     </Layout>
   )
 }

@@ -1,0 +1,256 @@
+/** @jsxImportSource hono/jsx */
+// Editing and deleting in the browser, on CKAN's URLs: /dataset/edit/<name>, /dataset/delete/<name>,
+// /dataset/<name>/resource/<id>/edit and .../delete. The forms carry the CSRF token; the actions
+// (package_patch, package_delete, resource_patch, resource_delete) validate and authorize, and a
+// page for someone who may not edit is the 404 page, as for a private dataset.
+import { NotAuthorized, NotFound, ValidationError } from '../../errors'
+import { canEditPackage } from '../../auth/package'
+import { readDataDict } from '../../http/params'
+import { bodyLimits } from '../../http/body-limits'
+import { stageInto } from '../../http/stage-upload'
+import { discardUnclaimed, type StagedUpload } from '../../storage/staged-upload'
+import { datasetHref } from '../components'
+import { Crumbs, Layout } from '../layout'
+import { call, type Page } from '../page'
+import { CSRF_FIELD, csrfOk } from '../session'
+import { formExpiredView, readForm, type Outcome } from './account'
+import { DatasetForm, FieldError, fieldErrors, invalid, Summary } from './publish'
+
+type Dict = Record<string, any>
+type Errors = Record<string, string[]>
+const str = (v: unknown) => (typeof v === 'string' ? v : '')
+const titleOf = (d: Dict) => str(d.title) || str(d.name)
+
+/** The dataset, if the caller may edit it (else the 404 page). */
+async function editable(page: Page, id: string): Promise<Dict> {
+  const d: Dict = await call(page, 'package_show', { id })
+  if (!(await canEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id }))) throw new NotAuthorized()
+  return d
+}
+
+const expired = (page: Page, form: Dict): Outcome | null =>
+  csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url')) ? null : { view: formExpiredView(page), status: 403 }
+
+/** The form's values for a dataset as it is. */
+function datasetValues(d: Dict): Dict {
+  return {
+    title: str(d.title),
+    name: str(d.name),
+    notes: str(d.notes),
+    tag_string: ((d.tags ?? []) as Dict[])
+      .filter((t) => !t.vocabulary_id)
+      .map((t) => str(t.name))
+      .join(', '),
+    owner_org: str(d.owner_org),
+    license_id: str(d.license_id),
+    private: d.private ? 'True' : 'False',
+  }
+}
+
+export async function editDatasetView(page: Page, id: string, values?: Dict, errors: Errors = {}) {
+  const d = await editable(page, id)
+  const [orgs, licenses] = await Promise.all([
+    call<Dict[]>(page, 'organization_list_for_user', { id: page.ctx.user!.id, permission: 'create_dataset' }),
+    call<Dict[]>(page, 'license_list'),
+  ])
+  // the dataset's own organization stays a choice even where the editor may not create in it
+  if (d.organization && !orgs.some((o) => o.id === d.organization.id)) orgs.unshift(d.organization)
+  const href = datasetHref(d)
+  return (
+    <Layout page={page} title={`Edit - ${titleOf(d)}`}>
+      <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), href], ['Edit', `/dataset/edit/${encodeURIComponent(d.name)}`]]} />
+      <h1>Edit {titleOf(d)}</h1>
+      <Summary errors={errors} />
+      <DatasetForm
+        page={page}
+        action={`/dataset/edit/${encodeURIComponent(d.name)}`}
+        submit="Update dataset"
+        nameLabel="URL name"
+        values={values ?? datasetValues(d)}
+        errors={errors}
+        orgs={orgs}
+        licenses={licenses}
+      />
+      <p>
+        <a href={href}>Cancel</a> · <a href={`/dataset/delete/${encodeURIComponent(d.name)}`}>Delete this dataset</a>
+      </p>
+    </Layout>
+  )
+}
+
+export async function updateDataset(page: Page, id: string): Promise<Outcome> {
+  const form = await readForm(page)
+  const refused = expired(page, form)
+  if (refused) return refused
+  const d = await editable(page, id)
+  const values: Dict = {}
+  for (const k of ['title', 'name', 'notes', 'tag_string', 'owner_org', 'license_id', 'private']) values[k] = str(form[k]).trim()
+  // the form edits free tags; vocabulary tags stay as they are
+  const kept = ((d.tags ?? []) as Dict[]).filter((t) => t.vocabulary_id).map((t) => ({ name: t.name, vocabulary_id: t.vocabulary_id }))
+  const data: Dict = {
+    id: d.id,
+    title: values.title,
+    name: values.name || d.name,
+    notes: values.notes,
+    owner_org: values.owner_org || d.owner_org || undefined,
+    license_id: values.license_id || undefined,
+    private: values.private !== 'False',
+    tags: [
+      ...values.tag_string
+        .split(',')
+        .map((t: string) => t.trim())
+        .filter(Boolean)
+        .map((name: string) => ({ name })),
+      ...kept,
+    ],
+  }
+  try {
+    const updated: Dict = await call(page, 'package_patch', data)
+    return { redirect: datasetHref(updated) }
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e
+    return { view: await editDatasetView(page, id, values, fieldErrors(e)), status: 409 }
+  }
+}
+
+/** A confirmation page whose form POSTs the deletion. */
+function ConfirmDelete(props: { page: Page; what: string; title: string; action: string; back: string; crumbs: [string, string][] }) {
+  return (
+    <Layout page={props.page} title={`Delete - ${props.title}`}>
+      <Crumbs items={props.crumbs} />
+      <h1>Delete {props.what}</h1>
+      <p>
+        Are you sure you want to delete the {props.what} <strong>{props.title}</strong>?
+      </p>
+      <form class="form" method="post" action={props.action}>
+        <input type="hidden" name={CSRF_FIELD} value={props.page.csrf()} />
+        <div>
+          <button type="submit">Delete</button> <a href={props.back}>Cancel</a>
+        </div>
+      </form>
+    </Layout>
+  )
+}
+
+export async function deleteDatasetView(page: Page, id: string) {
+  const d = await editable(page, id)
+  const href = datasetHref(d)
+  const action = `/dataset/delete/${encodeURIComponent(d.name)}`
+  return <ConfirmDelete page={page} what="dataset" title={titleOf(d)} action={action} back={href} crumbs={[['Datasets', '/dataset'], [titleOf(d), href], ['Delete', action]]} />
+}
+
+export async function deleteDataset(page: Page, id: string): Promise<Outcome> {
+  const refused = expired(page, await readForm(page))
+  if (refused) return refused
+  const d = await editable(page, id)
+  await call(page, 'package_delete', { id: d.id })
+  return { redirect: '/dataset' }
+}
+
+/** The dataset and its resource `rid`, if the caller may edit them. */
+async function editableResource(page: Page, id: string, rid: string): Promise<[Dict, Dict]> {
+  const d = await editable(page, id)
+  const r = ((d.resources ?? []) as Dict[]).find((x) => x.id === rid)
+  if (!r) throw new NotFound()
+  return [d, r]
+}
+
+const resourceHref = (d: Dict, r: Dict) => `${datasetHref(d)}/resource/${encodeURIComponent(r.id)}`
+
+export async function editResourceView(page: Page, id: string, rid: string, values?: Dict, errors: Errors = {}) {
+  const [d, r] = await editableResource(page, id, rid)
+  const v = values ?? { url: str(r.url), name: str(r.name), description: str(r.description), format: str(r.format) }
+  const base = resourceHref(d, r)
+  return (
+    <Layout page={page} title={`Edit - ${str(r.name) || 'Resource'}`}>
+      <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), datasetHref(d)], [str(r.name) || 'Resource', base], ['Edit', `${base}/edit`]]} />
+      <h1>Edit {str(r.name) || 'resource'}</h1>
+      <Summary errors={errors} />
+      <form class="form" method="post" action={`${base}/edit`} enctype="multipart/form-data">
+        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+        <div>
+          <label for="upload">Replace the file (upload)</label>
+          <input id="upload" name="upload" type="file" {...invalid(errors, 'upload')} />
+          <FieldError errors={errors} name="upload" />
+        </div>
+        <div>
+          <label for="url">URL</label>
+          <input id="url" name="url" type="text" value={str(v.url)} {...invalid(errors, 'url')} />
+          <FieldError errors={errors} name="url" />
+        </div>
+        <div>
+          <label for="rname">Name</label>
+          <input id="rname" name="name" type="text" value={str(v.name)} {...invalid(errors, 'name')} />
+          <FieldError errors={errors} name="name" />
+        </div>
+        <div>
+          <label for="description">Description</label>
+          <textarea id="description" name="description" rows={3}>
+            {str(v.description)}
+          </textarea>
+        </div>
+        <div>
+          <label for="format">Format</label>
+          <input id="format" name="format" type="text" value={str(v.format)} {...invalid(errors, 'format')} />
+          <FieldError errors={errors} name="format" />
+        </div>
+        <div>
+          <button type="submit">Update resource</button> <a href={base}>Cancel</a>
+        </div>
+      </form>
+      <p>
+        <a href={`${base}/delete`}>Delete this resource</a>
+      </p>
+    </Layout>
+  )
+}
+
+export async function updateResource(page: Page, id: string, rid: string): Promise<Outcome> {
+  const staged: StagedUpload[] = []
+  try {
+    const form = await readDataDict(page.req, false, bodyLimits(page.deps.config), stageInto(page.deps, staged))
+    const refused = expired(page, form)
+    if (refused) return refused
+    const [d, r] = await editableResource(page, id, rid)
+    const data: Dict = { id: r.id }
+    for (const k of ['name', 'description', 'format']) data[k] = str(form[k]).trim()
+    // the URL only when it was changed: an uploaded file's download URL is not a link to keep
+    const url = str(form.url).trim()
+    if (url !== str(r.url)) data.url = url
+    if (form.upload !== undefined) data.upload = form.upload
+    try {
+      await call(page, 'resource_patch', data)
+      return { redirect: resourceHref(d, r) }
+    } catch (e) {
+      if (!(e instanceof ValidationError)) throw e
+      const values = { url, name: data.name, description: data.description, format: data.format }
+      return { view: await editResourceView(page, id, rid, values, fieldErrors(e)), status: 409 }
+    }
+  } finally {
+    // an upload no resource claimed (refused, invalid) leaves nothing stored
+    if (staged.length) await discardUnclaimed(page.deps.blobs, staged)
+  }
+}
+
+export async function deleteResourceView(page: Page, id: string, rid: string) {
+  const [d, r] = await editableResource(page, id, rid)
+  const base = resourceHref(d, r)
+  return (
+    <ConfirmDelete
+      page={page}
+      what="resource"
+      title={str(r.name) || 'Unnamed resource'}
+      action={`${base}/delete`}
+      back={base}
+      crumbs={[['Datasets', '/dataset'], [titleOf(d), datasetHref(d)], [str(r.name) || 'Resource', base], ['Delete', `${base}/delete`]]}
+    />
+  )
+}
+
+export async function deleteResource(page: Page, id: string, rid: string): Promise<Outcome> {
+  const refused = expired(page, await readForm(page))
+  if (refused) return refused
+  const [d, r] = await editableResource(page, id, rid)
+  await call(page, 'resource_delete', { id: r.id })
+  return { redirect: datasetHref(d) }
+}
