@@ -73,6 +73,8 @@ export interface ActionContext extends Deps {
   memo: Map<string, Promise<unknown>>
   /** Set by actions that call others without their authorization (CKAN's ignore_auth). */
   ignoreAuth?: boolean
+  /** 'web': the call comes from a web page (ckan: not `api_version` in the context). */
+  via?: 'web'
   /** The request URL (path and query), for results that link back to it (datastore_search _links). */
   requestUrl?: string
   /**

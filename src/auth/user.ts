@@ -15,8 +15,13 @@ export function requireCanListUsers(ctx: ActionContext, input: DataDict) {
   requireCanSeeUsers(ctx)
 }
 
-/** ckan user_create auth: only when the site lets users be created through the API. */
+/** ckan user_create auth: only when the site lets users be created through the API (or the web). */
 export function requireCanCreateUser(ctx: ActionContext) {
+  // ckan: the registration page is governed by create_user_via_web instead
+  if (ctx.via === 'web') {
+    if (!ctx.config.bool('service.auth.create_user_via_web')) throw new NotAuthorized('Not authorized to create users')
+    return
+  }
   if (!ctx.config.bool('service.auth.create_user_via_api'))
     throw new NotAuthorized(`User ${callerName(ctx)} not authorized to create users via the API`)
 }

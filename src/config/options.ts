@@ -45,6 +45,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.auth.user_delete_groups', 'bool', true, 'Group admins may delete their groups.'),
   o('service.auth.user_delete_organizations', 'bool', true, 'Organization admins may delete their organizations.'),
   o('service.auth.create_user_via_api', 'bool', false, 'Non-sysadmins may call user_create.'),
+  o('service.auth.create_user_via_web', 'bool', true, 'Visitors may register an account on the /user/register page.'),
   o('service.auth.roles_that_cascade_to_sub_groups', 'list', ['admin'], 'Organization roles inherited by child organizations.'),
   o('service.auth.public_user_details', 'bool', true, 'Anonymous callers may see user details and member lists.'),
   o('service.auth.public_activity_stream_detail', 'bool', false, 'Readers may see activity data (include_data).'),

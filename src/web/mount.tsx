@@ -16,6 +16,7 @@ import { aboutPage, homePage } from './pages/home'
 import { listPage, readPage } from './pages/orgs'
 import { userPage } from './pages/user'
 import { createDataset, createResource, follow, newDatasetView, newResourceView } from './pages/publish'
+import { register, registerView, requestReset, resetPassword, resetRequestView, resetView } from './pages/register'
 import { deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { stylesheet } from './style'
 import { datasetRdfResponse, mountDcatRoutes, negotiate } from '../dcat/routes'
@@ -179,6 +180,12 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.post('/user/login', route(source, 'Page', (page) => login(page)))
   app.post('/user/logout', route(source, 'Page', (page) => logout(page)))
   app.get('/dashboard', route(source, 'Page', (page) => (page.ctx.user ? dashboardPage(page) : { redirect: '/user/login?came_from=%2Fdashboard' })))
+  app.get('/user/register', route(source, 'Page', (page) => (page.ctx.user ? { redirect: '/dashboard' } : registerView(page))))
+  app.post('/user/register', route(source, 'Page', (page) => register(page)))
+  app.get('/user/reset', route(source, 'Page', (page) => resetRequestView(page)))
+  app.post('/user/reset', route(source, 'Page', (page) => requestReset(page)))
+  app.get('/user/reset/:id', route(source, 'Page', (page, c) => resetView(page, c.req.param('id')!)))
+  app.post('/user/reset/:id', route(source, 'Page', (page, c) => resetPassword(page, c.req.param('id')!)))
   app.get('/user/:id', route(source, 'User', (page, c) => userPage(page, c.req.param('id')!)))
   // other paths: the API's plain 404 under /api and /datastore, the 404 page elsewhere
   app.notFound(async (c) => {

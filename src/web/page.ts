@@ -24,6 +24,7 @@ export async function openPage(source: DepsResolver, req: Request, opts: { anony
   const deps = await source.of(req)
   const ctx = await requestContext(deps, opts.anonymous ? null : req.headers)
   ctx.requestUrl = req.url
+  ctx.via = 'web'
   // a browser signs in with the session cookie; an API key in the headers wins (scripts, tests)
   if (!ctx.user && !opts.anonymous) ctx.user = await sessionUser(deps, req)
   const url = new URL(req.url)

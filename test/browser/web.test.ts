@@ -140,6 +140,8 @@ run('the web front end in Chromium', () => {
     await check('/group/transport')
     await check('/user/ella-editor')
     await check('/user/login')
+    await check('/user/register')
+    await check('/user/reset')
     await check('/about')
   }, 120_000)
 

@@ -50,6 +50,15 @@ export function loginView(page: Page, opts: { error?: string; login?: string; ca
           <button type="submit">Sign in</button>
         </div>
       </form>
+      <p>
+        <a href="/user/reset">Forgot your password?</a>
+        {page.deps.config.bool('service.auth.create_user_via_web') ? (
+          <>
+            {' · '}
+            <a href="/user/register">Register for an account</a>
+          </>
+        ) : null}
+      </p>
     </Layout>
   )
 }

@@ -1,0 +1,236 @@
+/** @jsxImportSource hono/jsx */
+// Accounts made and recovered in the browser, on CKAN's URLs: /user/register (user_create, as
+// service.auth.create_user_via_web allows), /user/reset (a reset link mailed to the account's
+// address) and /user/reset/<id>?key=… (the link's page: a new password; also where user_invite's
+// invitation leads). Forms carry the CSRF token; requests that send mail or make accounts are
+// limited per client address like sign-ins.
+import { eq, or } from 'drizzle-orm'
+import { users } from '../../db/schema'
+import { NotAuthorized, ValidationError } from '../../errors'
+import { mailUser, MailerNotConfigured } from '../../notify/mailer'
+import { resetLink } from '../../notify/invite'
+import { createResetKey, performReset, userForResetKey } from '../../model/password-reset'
+import { Layout } from '../layout'
+import { call, siteInfo, type Page } from '../page'
+import { clientAddress, CSRF_FIELD, csrfOk, loginBlockedFor, recordLoginFailure, sessionCookie } from '../session'
+import { formExpiredView, readForm, type Outcome } from './account'
+import { FieldError, fieldErrors, invalid, Summary } from './publish'
+
+type Dict = Record<string, any>
+type Errors = Record<string, string[]>
+const str = (v: unknown) => (typeof v === 'string' ? v : '')
+
+const expired = (page: Page, form: Dict): Outcome | null =>
+  csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url')) ? null : { view: formExpiredView(page), status: 403 }
+
+/** Minutes this client must wait before asking again (each ask counts, as a failed sign-in does). */
+function throttled(page: Page, what: string): number {
+  const keys = [`${what}-ip:${clientAddress(page.req)}`]
+  const wait = loginBlockedFor(page.deps, keys)
+  if (!wait) recordLoginFailure(page.deps, keys)
+  return wait
+}
+
+const tooMany = (wait: number) => `Too many requests from your address. Try again in ${wait} minute${wait === 1 ? '' : 's'}.`
+
+function Notice({ text, error }: { text?: string; error?: boolean }) {
+  if (!text) return null
+  return (
+    <p class={error ? 'error' : 'notice'} role={error ? 'alert' : 'status'}>
+      {text}
+    </p>
+  )
+}
+
+export function registerView(page: Page, values: Dict = {}, errors: Errors = {}) {
+  if (!page.deps.config.bool('service.auth.create_user_via_web')) {
+    return {
+      view: (
+        <Layout page={page} title="Register">
+          <h1>Register</h1>
+          <p>This site does not take new accounts through its pages: ask its administrators.</p>
+        </Layout>
+      ),
+      status: 403,
+    }
+  }
+  return (
+    <Layout page={page} title="Register">
+      <h1>Register for an account</h1>
+      <Summary errors={errors} />
+      <form class="form" method="post" action="/user/register">
+        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+        <div>
+          <label for="name">Username (lowercase letters, digits, - and _)</label>
+          <input id="name" name="name" type="text" autocomplete="username" required value={str(values.name)} {...invalid(errors, 'name')} />
+          <FieldError errors={errors} name="name" />
+        </div>
+        <div>
+          <label for="fullname">Full name</label>
+          <input id="fullname" name="fullname" type="text" autocomplete="name" value={str(values.fullname)} />
+        </div>
+        <div>
+          <label for="email">Email</label>
+          <input id="email" name="email" type="email" autocomplete="email" required value={str(values.email)} {...invalid(errors, 'email')} />
+          <FieldError errors={errors} name="email" />
+        </div>
+        <div>
+          <label for="password1">Password</label>
+          <input id="password1" name="password1" type="password" autocomplete="new-password" required {...invalid(errors, 'password')} />
+          <FieldError errors={errors} name="password" />
+        </div>
+        <div>
+          <label for="password2">Confirm the password</label>
+          <input id="password2" name="password2" type="password" autocomplete="new-password" required />
+        </div>
+        <div>
+          <button type="submit">Create account</button>
+        </div>
+      </form>
+    </Layout>
+  )
+}
+
+export async function register(page: Page): Promise<Outcome> {
+  const form = await readForm(page)
+  const refused = expired(page, form)
+  if (refused) return refused
+  const values: Dict = { name: str(form.name).trim(), fullname: str(form.fullname).trim(), email: str(form.email).trim() }
+  const password = str(form.password1)
+  if (password !== str(form.password2)) return { view: registerView(page, values, { password: ['The passwords you entered do not match'] }), status: 409 }
+  const wait = throttled(page, 'register')
+  if (wait) return { view: registerView(page, values, { _: [tooMany(wait)] }), status: 429 }
+  try {
+    const user: Dict = await call(page, 'user_create', { ...values, password })
+    // signed in as the new account straight away, as CKAN does after registering
+    return { redirect: '/dashboard', cookies: [await sessionCookie(page.deps, page.url, { id: user.id })] }
+  } catch (e) {
+    if (e instanceof NotAuthorized) return registerView(page) as Outcome
+    if (!(e instanceof ValidationError)) throw e
+    return { view: registerView(page, values, fieldErrors(e)), status: 409 }
+  }
+}
+
+export function resetRequestView(page: Page, opts: { notice?: string; error?: string; login?: string } = {}) {
+  return (
+    <Layout page={page} title="Reset your password">
+      <h1>Reset your password</h1>
+      <Notice text={opts.notice} />
+      <Notice text={opts.error} error />
+      <p>Enter your username or the e-mail address of your account: we will send a link to that address to choose a new password.</p>
+      <form class="form" method="post" action="/user/reset">
+        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+        <div>
+          <label for="user">Username or email</label>
+          <input id="user" name="user" type="text" autocomplete="username" required value={opts.login ?? ''} />
+        </div>
+        <div>
+          <button type="submit">Request reset</button>
+        </div>
+      </form>
+    </Layout>
+  )
+}
+
+export async function requestReset(page: Page): Promise<Outcome> {
+  const form = await readForm(page)
+  const refused = expired(page, form)
+  if (refused) return refused
+  const login = str(form.user).trim()
+  const wait = throttled(page, 'reset')
+  if (wait) return { view: resetRequestView(page, { error: tooMany(wait), login }), status: 429 }
+  const rows = login ? await page.deps.db.select().from(users).where(or(eq(users.name, login), eq(users.email, login))).limit(2) : []
+  // an address several accounts share names none of them: the user name must be given then
+  const user = rows.length === 1 ? rows[0] : rows.find((r) => r.name === login)
+  if (user && user.email && (user.state === 'active' || user.state === 'pending')) {
+    const key = await createResetKey(page.ctx, user)
+    const site = siteInfo(page).title
+    const link = resetLink(page.deps.config.str('service.site_url'), user.id, key)
+    const body = [
+      `Hello ${user.fullname || user.name},`,
+      '',
+      `Someone (probably you) asked to reset the password of your account "${user.name}" on ${site}.`,
+      'Choose a new password on this page:',
+      '',
+      `   ${link}`,
+      '',
+      'If you did not ask for this, ignore this e-mail: your password stays as it is.',
+      '',
+      '--',
+      `${site} (${page.deps.config.str('service.site_url')})`,
+      '',
+    ].join('\n')
+    try {
+      await mailUser(page.deps.mailer, user, { subject: `Reset your password - ${site}`, body })
+    } catch (e) {
+      if (e instanceof MailerNotConfigured) return { view: resetRequestView(page, { error: 'This site cannot send e-mail: ask its administrators to reset your password.', login }), status: 503 }
+      throw e
+    }
+  }
+  // the same answer whether or not there is such an account
+  return { view: resetRequestView(page, { notice: 'If there is an account with that name or e-mail address, a link to reset its password has been sent to its address.' }) }
+}
+
+function invalidLinkView(page: Page) {
+  return {
+    view: (
+      <Layout page={page} title="Reset link not valid">
+        <h1>This link is not valid</h1>
+        <p>
+          It has been used already, or a newer one was sent. <a href="/user/reset">Ask for a new link</a>.
+        </p>
+      </Layout>
+    ),
+    status: 404,
+  }
+}
+
+function resetFormView(page: Page, id: string, key: string, user: Dict, errors: Errors = {}) {
+  const pending = user.state === 'pending'
+  return (
+    <Layout page={page} title={pending ? 'Choose your password' : 'Choose a new password'}>
+      <h1>{pending ? 'Choose your password' : 'Choose a new password'}</h1>
+      <p>For the account {str(user.name)}.</p>
+      <Summary errors={errors} />
+      <form class="form" method="post" action={`/user/reset/${encodeURIComponent(id)}`}>
+        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+        <input type="hidden" name="key" value={key} />
+        <div>
+          <label for="password1">Password</label>
+          <input id="password1" name="password1" type="password" autocomplete="new-password" required {...invalid(errors, 'password')} />
+          <FieldError errors={errors} name="password" />
+        </div>
+        <div>
+          <label for="password2">Confirm the password</label>
+          <input id="password2" name="password2" type="password" autocomplete="new-password" required />
+        </div>
+        <div>
+          <button type="submit">Update password</button>
+        </div>
+      </form>
+    </Layout>
+  )
+}
+
+export async function resetView(page: Page, id: string): Promise<Outcome> {
+  const key = page.url.searchParams.get('key') ?? ''
+  const user = await userForResetKey(page.ctx, id, key)
+  if (!user) return invalidLinkView(page)
+  return { view: resetFormView(page, id, key, user) }
+}
+
+export async function resetPassword(page: Page, id: string): Promise<Outcome> {
+  const form = await readForm(page)
+  const refused = expired(page, form)
+  if (refused) return refused
+  const key = str(form.key)
+  const user = await userForResetKey(page.ctx, id, key)
+  if (!user) return invalidLinkView(page)
+  try {
+    await performReset(page.ctx, user, str(form.password1), str(form.password2))
+  } catch (e) {
+    if (!(e instanceof ValidationError)) throw e
+    return { view: resetFormView(page, id, key, user, fieldErrors(e)), status: 409 }
+  }
+  return { redirect: '/dashboard', cookies: [await sessionCookie(page.deps, page.url, user)] }
+}
