@@ -16,6 +16,7 @@ import { aboutPage, homePage } from './pages/home'
 import { listPage, readPage } from './pages/orgs'
 import { userPage } from './pages/user'
 import { createDataset, createResource, follow, newDatasetView, newResourceView } from './pages/publish'
+import { apiTokensView, createApiToken, editUserView, revokeApiToken, updateUser } from './pages/user-settings'
 import { register, registerView, requestReset, resetPassword, resetRequestView, resetView } from './pages/register'
 import { deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { stylesheet } from './style'
@@ -180,6 +181,11 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.post('/user/login', route(source, 'Page', (page) => login(page)))
   app.post('/user/logout', route(source, 'Page', (page) => logout(page)))
   app.get('/dashboard', route(source, 'Page', (page) => (page.ctx.user ? dashboardPage(page) : { redirect: '/user/login?came_from=%2Fdashboard' })))
+  app.get('/user/edit/:id', route(source, 'User', signedIn((page, c) => editUserView(page, id(c)))))
+  app.post('/user/edit/:id', route(source, 'User', signedIn((page, c) => updateUser(page, id(c)))))
+  app.get('/user/:id/api-tokens', route(source, 'User', signedIn((page, c) => apiTokensView(page, id(c)))))
+  app.post('/user/:id/api-tokens', route(source, 'User', signedIn((page, c) => createApiToken(page, id(c)))))
+  app.post('/user/:id/api-tokens/:jti/revoke', route(source, 'User', signedIn((page, c) => revokeApiToken(page, id(c), c.req.param('jti')!))))
   app.get('/user/register', route(source, 'Page', (page) => (page.ctx.user ? { redirect: '/dashboard' } : registerView(page))))
   app.post('/user/register', route(source, 'Page', (page) => register(page)))
   app.get('/user/reset', route(source, 'Page', (page) => resetRequestView(page)))

@@ -248,6 +248,20 @@ run('the web front end in Chromium', () => {
     await ctx.close()
   }, 60_000)
 
+  it("a user's settings pages (profile, API tokens with one made) pass axe and fit", async () => {
+    const ctx = await browser.newContext()
+    const page = await ctx.newPage()
+    await signIn(page)
+    await check('/user/edit/ella-editor', undefined, page)
+    await page.goto(server.url + '/user/ella-editor/api-tokens')
+    await page.fill('#token-name', 'a script with a rather long name')
+    await Promise.all([page.waitForLoadState(), page.click('button:has-text("Create API token")')])
+    expect(await page.inputValue('#new-token')).toMatch(/^eyJ/)
+    expect(await axe(page)).toEqual([])
+    await check('/user/ella-editor/api-tokens', undefined, page)
+    await ctx.close()
+  }, 60_000)
+
   it('refuses a form posted without its CSRF token', async () => {
     const ctx = await browser.newContext()
     const page = await ctx.newPage()

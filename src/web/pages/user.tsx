@@ -18,6 +18,14 @@ export async function userPage(page: Page, id: string) {
       <Crumbs items={[[name, `/user/${encodeURIComponent(u.name)}`]]} />
       <h1>{name}</h1>
       {page.ctx.user && page.ctx.user.id !== u.id ? <FollowButton page={page} kind="user" id={u.id} /> : null}
+      {page.ctx.user && (page.ctx.user.id === u.id || page.ctx.user.sysadmin) ? (
+        <p>
+          <a class="button" href={`/user/edit/${encodeURIComponent(u.name)}`}>
+            Edit profile
+          </a>{' '}
+          <a href={`/user/${encodeURIComponent(u.name)}/api-tokens`}>API tokens</a>
+        </p>
+      ) : null}
       {u.about ? <Markdown html={renderMarkdown(u.about)} /> : null}
       <dl class="meta">
         <dt>Username</dt>
