@@ -16,6 +16,7 @@ import { aboutPage, homePage } from './pages/home'
 import { listPage, readPage } from './pages/orgs'
 import { userPage } from './pages/user'
 import { createDataset, createResource, follow, newDatasetView, newResourceView } from './pages/publish'
+import { addMember, createGroup, deleteGroup, deleteGroupView, editGroupView, membersView, newGroupView, removeMember, updateGroup } from './pages/group-manage'
 import { apiTokensView, createApiToken, editUserView, revokeApiToken, updateUser } from './pages/user-settings'
 import { register, registerView, requestReset, resetPassword, resetRequestView, resetView } from './pages/register'
 import { deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
@@ -173,6 +174,16 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
     route(source, 'Resource', (page, c) => resourcePage(page, c.req.param('id')!, c.req.param('rid')!)),
   )
   for (const kind of ['organization', 'group'] as const) {
+    const what = kind === 'group' ? 'Group' : 'Organization'
+    app.get(`/${kind}/new`, route(source, 'Page', signedIn((page) => Promise.resolve(newGroupView(page, kind)))))
+    app.post(`/${kind}/new`, route(source, 'Page', signedIn((page) => createGroup(page, kind))))
+    app.get(`/${kind}/edit/:id`, route(source, what, signedIn((page, c) => editGroupView(page, kind, id(c)))))
+    app.post(`/${kind}/edit/:id`, route(source, what, signedIn((page, c) => updateGroup(page, kind, id(c)))))
+    app.get(`/${kind}/delete/:id`, route(source, what, signedIn((page, c) => deleteGroupView(page, kind, id(c)))))
+    app.post(`/${kind}/delete/:id`, route(source, what, signedIn((page, c) => deleteGroup(page, kind, id(c)))))
+    app.get(`/${kind}/members/:id`, route(source, what, signedIn((page, c) => membersView(page, kind, id(c)))))
+    app.post(`/${kind}/member_new/:id`, route(source, what, signedIn((page, c) => addMember(page, kind, id(c)))))
+    app.post(`/${kind}/member_delete/:id`, route(source, what, signedIn((page, c) => removeMember(page, kind, id(c)))))
     app.get(`/${kind}`, route(source, 'Page', (page) => listPage(page, kind)))
     app.get(`/${kind}/`, route(source, 'Page', (page) => listPage(page, kind)))
     app.get(`/${kind}/:id`, route(source, kind === 'group' ? 'Group' : 'Organization', (page, c) => readPage(page, kind, c.req.param('id')!)))

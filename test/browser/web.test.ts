@@ -262,6 +262,20 @@ run('the web front end in Chromium', () => {
     await ctx.close()
   }, 60_000)
 
+  it('an editor makes an organization; its pages (form, edit, members) pass axe and fit', async () => {
+    const ctx = await browser.newContext()
+    const page = await ctx.newPage()
+    await signIn(page)
+    await page.goto(server.url + '/organization')
+    await Promise.all([page.waitForURL(/\/organization\/new$/), page.click('main a:has-text("Add organization")')])
+    expect(await axe(page)).toEqual([])
+    await page.fill('#title', 'Ella Works')
+    await Promise.all([page.waitForURL(/\/organization\/ella-works$/), page.click('main button:has-text("Create organization")')])
+    await check('/organization/edit/ella-works', undefined, page)
+    await check('/organization/members/ella-works', undefined, page)
+    await ctx.close()
+  }, 60_000)
+
   it('refuses a form posted without its CSRF token', async () => {
     const ctx = await browser.newContext()
     const page = await ctx.newPage()

@@ -7,6 +7,8 @@ import { call, siteInfo, type Page } from '../page'
 import { phrase } from '../search-query'
 import { datasetSearch } from './datasets'
 import { FollowButton } from './publish'
+import { isGroupAdmin } from '../../auth/group'
+import { findGroup } from '../../model/group'
 
 type Dict = Record<string, any>
 export type Kind = 'organization' | 'group'
@@ -25,6 +27,13 @@ export async function listPage(page: Page, kind: Kind) {
   return (
     <Layout title={TITLES[kind]} page={page} alternate={`/api/3/action/${kind}_list?all_fields=true`}>
       <h1>{TITLES[kind]}</h1>
+      {page.ctx.user && (page.ctx.user.sysadmin || page.deps.config.bool(`service.auth.user_create_${kind}s`)) ? (
+        <p>
+          <a class="button" href={`/${kind}/new`}>
+            Add {kind}
+          </a>
+        </p>
+      ) : null}
       <form class="searchbar" method="get" action={`/${kind}`} role="search">
         <label for="oq">Search {TITLES[kind].toLowerCase()}</label>
         <input id="oq" type="search" name="q" value={q} />
@@ -71,6 +80,14 @@ export async function readPage(page: Page, kind: Kind, id: string) {
       <Crumbs items={[[TITLES[kind], `/${kind}`], [title, `/${kind}/${encodeURIComponent(o.name)}`]]} />
       <h1>{title}</h1>
       <FollowButton page={page} kind={kind} id={o.id} />
+      {page.ctx.user && (await isGroupAdmin(page.ctx, (await findGroup(page.ctx, o.id))!)) ? (
+        <p>
+          <a class="button" href={`/${kind}/edit/${encodeURIComponent(o.name)}`}>
+            Manage
+          </a>{' '}
+          <a href={`/${kind}/members/${encodeURIComponent(o.name)}`}>Members</a>
+        </p>
+      ) : null}
       {o.description ? <Markdown html={renderMarkdown(o.description)} /> : null}
       {view}
     </Layout>
