@@ -424,3 +424,19 @@ export const schema = {
   changeLog,
   searchSnapshots,
 }
+
+/**
+ * Failed web sign-ins (and other throttled requests) per key (`user:<name>`, `ip:<address>`): the
+ * count in the window that began at `since` (ms since the epoch). Shared by every process and
+ * isolate, so a limit holds however requests are spread; written outside the change log (no read
+ * action shows it).
+ */
+export const loginFailures = sqliteTable(
+  'login_failure',
+  {
+    key: text().primaryKey(),
+    n: integer().notNull(),
+    since: integer().notNull(),
+  },
+  (t) => [index('login_failure_since_idx').on(t.since)],
+)

@@ -1,7 +1,11 @@
 // Issue 18, accounts in the browser: sign-in with the password, a signed HttpOnly session cookie,
 // CSRF tokens on every form, a limit on failed sign-ins, the dashboard, and private data by session.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { setup, type TestEnv } from '../helpers/setup'
+import { createApp } from '../../src/app'
+import { loadConfig } from '../../src/config/load'
+import { buildDeps, warmUp } from '../../src/runtime/deps'
+import { openCatalogDb } from '../../src/runtime/node-db'
+import { setup, TEST_PROFILE, type TestEnv } from '../helpers/setup'
 import { browser as makeBrowser, csrfOf } from '../helpers/web-browser'
 
 let t: TestEnv
@@ -116,6 +120,34 @@ describe('signing in and out', () => {
     expect(blocked.res.status).toBe(429)
     expect(blocked.html).toContain('Too many failed sign-ins')
     expect(b.jar.has('ckan_session')).toBe(false)
+  })
+
+  it('counts failures in the database: another process (or isolate) blocks too, and the window ends', async () => {
+    const victim = await t.make.user({ name: 'shared-limit', password: 'the right one' })
+    // a second process on the same database file
+    const other = await openCatalogDb(`file:${t.file}`)
+    try {
+      const deps = buildDeps(loadConfig(TEST_PROFILE), other.db, { ...other, search: { snapshots: false } })
+      await warmUp(deps)
+      const elsewhere = makeBrowser((path, init) => createApp(deps).request(path, init))
+      const b = browser()
+      const csrf = csrfOf((await b.get('/user/login')).html)
+      for (let i = 0; i < 10; i++) {
+        // failures spread over both processes and many addresses
+        const who = i % 2 ? b : elsewhere
+        const token = who === b ? csrf : csrfOf((await elsewhere.get('/user/login')).html)
+        expect((await who.post('/user/login', { _csrf_token: token, login: victim.name, password: `guess ${i}` }, { 'x-forwarded-for': `10.1.0.${i}` })).res.status).toBe(200)
+      }
+      const blocked = await elsewhere.post('/user/login', { _csrf_token: csrfOf((await elsewhere.get('/user/login')).html), login: victim.name, password: 'the right one' }, { 'x-forwarded-for': '10.1.1.1' })
+      expect(blocked.res.status).toBe(429)
+      // the window began more than 15 minutes ago: signing in works again, and clears the count
+      await t.client.execute({ sql: 'UPDATE login_failure SET since = since - 16 * 60000 WHERE key = ?', args: [`user:${victim.name}`] })
+      const ok = await b.post('/user/login', { _csrf_token: csrf, login: victim.name, password: 'the right one' }, { 'x-forwarded-for': '10.1.1.2' })
+      expect(ok.res.status).toBe(303)
+      expect((await t.client.execute({ sql: 'SELECT count(*) AS n FROM login_failure WHERE key = ?', args: [`user:${victim.name}`] })).rows[0]!.n).toBe(0)
+    } finally {
+      other.close()
+    }
   })
 
   it('sends an anonymous visitor from the dashboard to the sign-in page', async () => {

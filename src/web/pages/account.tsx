@@ -84,7 +84,7 @@ export async function login(page: Page): Promise<Outcome> {
   const password = typeof form.password === 'string' ? form.password : ''
   const cameFrom = safeReturn(form.came_from)
   const keys = [`user:${login.toLowerCase()}`, `ip:${clientAddress(page.req)}`]
-  const wait = loginBlockedFor(page.deps, keys)
+  const wait = await loginBlockedFor(page.deps, keys)
   if (wait) {
     return { view: loginView(page, { error: `Too many failed sign-ins. Try again in ${wait} minute${wait === 1 ? '' : 's'}.`, login, cameFrom }), status: 429 }
   }
@@ -94,10 +94,10 @@ export async function login(page: Page): Promise<Outcome> {
   const user = rows.length === 1 ? rows[0] : rows.find((r) => r.name === login)
   const good = !!user && user.state === 'active' && !!user.password_hash && (await verifyPassword(password, user.password_hash))
   if (!good) {
-    recordLoginFailure(page.deps, keys)
+    await recordLoginFailure(page.deps, keys)
     return { view: loginView(page, { error: 'Login failed. Bad username or password.', login, cameFrom }), status: 200 }
   }
-  clearLoginFailures(page.deps, keys)
+  await clearLoginFailures(page.deps, keys)
   return { redirect: cameFrom, cookies: [await sessionCookie(page.deps, page.url, user!)] }
 }
 

@@ -24,10 +24,10 @@ const expired = (page: Page, form: Dict): Outcome | null =>
   csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url')) ? null : { view: formExpiredView(page), status: 403 }
 
 /** Minutes this client must wait before asking again (each ask counts, as a failed sign-in does). */
-function throttled(page: Page, what: string): number {
+async function throttled(page: Page, what: string): Promise<number> {
   const keys = [`${what}-ip:${clientAddress(page.req)}`]
-  const wait = loginBlockedFor(page.deps, keys)
-  if (!wait) recordLoginFailure(page.deps, keys)
+  const wait = await loginBlockedFor(page.deps, keys)
+  if (!wait) await recordLoginFailure(page.deps, keys)
   return wait
 }
 
@@ -98,7 +98,7 @@ export async function register(page: Page): Promise<Outcome> {
   const values: Dict = { name: str(form.name).trim(), fullname: str(form.fullname).trim(), email: str(form.email).trim() }
   const password = str(form.password1)
   if (password !== str(form.password2)) return { view: registerView(page, values, { password: ['The passwords you entered do not match'] }), status: 409 }
-  const wait = throttled(page, 'register')
+  const wait = await throttled(page, 'register')
   if (wait) return { view: registerView(page, values, { _: [tooMany(wait)] }), status: 429 }
   try {
     const user: Dict = await call(page, 'user_create', { ...values, password })
@@ -137,7 +137,7 @@ export async function requestReset(page: Page): Promise<Outcome> {
   const refused = expired(page, form)
   if (refused) return refused
   const login = str(form.user).trim()
-  const wait = throttled(page, 'reset')
+  const wait = await throttled(page, 'reset')
   if (wait) return { view: resetRequestView(page, { error: tooMany(wait), login }), status: 429 }
   const rows = login ? await page.deps.db.select().from(users).where(or(eq(users.name, login), eq(users.email, login))).limit(2) : []
   // an address several accounts share names none of them: the user name must be given then
