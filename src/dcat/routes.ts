@@ -5,7 +5,8 @@
 import type { Context } from 'hono'
 import { NotAuthorized, NotFound, SearchError, SearchQueryError, ValidationError } from '../errors'
 import type { DepsResolver } from '../http/deps-source'
-import { call, openPage } from '../web/page'
+import { call, openPage, type Page } from '../web/page'
+import { answerTag, ifNoneMatch } from '../http/http-cache'
 import { siteBase } from '../web/seo'
 import { GraphBuilder } from './graph'
 import { MEDIA_TYPES, serialize, type RdfFormat } from './serialize'
@@ -41,18 +42,36 @@ function problem(status: number, message: string) {
   return new Response(message, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } })
 }
 
-async function respond(format: RdfFormat, builder: GraphBuilder, anonymous: boolean) {
+/**
+ * Validators as the read actions have them: the document (path, query, format), the caller and the
+ * change-log position (every write to what a document holds moves it); anonymous answers may be
+ * shared for `sharedSeconds`.
+ */
+function validators(page: Page, format: string, sharedSeconds = 60): Record<string, string> {
+  const caller = page.ctx.user ? `${page.ctx.user.id}:${page.ctx.user.sysadmin ? 1 : 0}` : ''
+  const scope = `${page.deps.config.str('service.site_url')} dcat ${format}`
+  return {
+    etag: answerTag(scope, { path: page.url.pathname, query: page.url.search }, caller, page.deps.changes.lastSeq),
+    'cache-control': page.ctx.user ? 'private, max-age=0, must-revalidate' : `public, max-age=0, s-maxage=${sharedSeconds}`,
+    vary: 'Accept, Authorization, Cookie',
+  }
+}
+
+/** A 304 when the caller's copy is current: before any search or serialisation. */
+const notModified = (page: Page, headers: Record<string, string>) =>
+  ifNoneMatch(page.req.headers.get('if-none-match'), headers.etag!, false) ? new Response(null, { status: 304, headers }) : null
+
+async function respond(format: RdfFormat, builder: GraphBuilder, headers: Record<string, string>) {
   return new Response(await serialize(builder.quads, format), {
-    headers: {
-      'content-type': `${MEDIA_TYPES[format]}; charset=utf-8`,
-      'cache-control': anonymous ? 'public, max-age=0, s-maxage=60' : 'private, max-age=0, must-revalidate',
-      vary: 'Accept, Authorization, Cookie',
-    },
+    headers: { 'content-type': `${MEDIA_TYPES[format]}; charset=utf-8`, ...headers },
   })
 }
 
 export async function catalogResponse(source: DepsResolver, c: Context, format: RdfFormat) {
   const page = await openPage(source, c.req.raw, { anonymous: true })
+  const headers = validators(page, format)
+  const unchanged = notModified(page, headers)
+  if (unchanged) return unchanged
   const base = siteBase(page.deps.config.str('service.site_url'))
   const params = page.url.searchParams
   const n = Number.parseInt(params.get('page') ?? '1', 10)
@@ -87,11 +106,15 @@ export async function catalogResponse(source: DepsResolver, c: Context, format: 
     return `${base}/catalog.${format}?${q}`
   }
   builder.paging(pageUrl, n, found.count, PER_PAGE)
-  return respond(format, builder, true)
+  return respond(format, builder, headers)
 }
 
 export async function datasetRdfResponse(source: DepsResolver, c: Context, id: string, format: RdfFormat) {
   const page = await openPage(source, c.req.raw)
+  // the caller is in the tag: an ETag only ever names what that caller was given
+  const headers = validators(page, format)
+  const unchanged = notModified(page, headers)
+  if (unchanged) return unchanged
   let d: Dict
   try {
     d = await call(page, 'package_show', { id })
@@ -101,11 +124,14 @@ export async function datasetRdfResponse(source: DepsResolver, c: Context, id: s
   }
   const builder = new GraphBuilder(siteBase(page.deps.config.str('service.site_url')))
   builder.dataset(d)
-  return respond(format, builder, !page.ctx.user)
+  return respond(format, builder, headers)
 }
 
 export async function dataJsonResponse(source: DepsResolver, c: Context) {
   const page = await openPage(source, c.req.raw, { anonymous: true })
+  const headers = validators(page, 'data.json', 300)
+  const unchanged = notModified(page, headers)
+  if (unchanged) return unchanged
   const base = siteBase(page.deps.config.str('service.site_url'))
   const datasets: Dict[] = []
   for (let start = 0; ; start += 1000) {
@@ -118,9 +144,7 @@ export async function dataJsonResponse(source: DepsResolver, c: Context) {
     bureau: cfg.str('ckanext.datajson.bureau_code') || '000:00',
     program: cfg.str('ckanext.datajson.program_code') || '000:000',
   })
-  return new Response(JSON.stringify(body), {
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=0, s-maxage=300' },
-  })
+  return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json; charset=utf-8', ...headers } })
 }
 
 /** Mounts /catalog(.fmt) and /data.json; /dataset/<id>.fmt is dispatched from the dataset page route. */

@@ -10,6 +10,7 @@ import { Parser, type Quad } from 'n3'
 import datasetFactory from '@rdfjs/dataset'
 import SHACLValidator from 'rdf-validate-shacl'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { registry } from '../../src/actions'
 import { setup, type TestEnv } from '../helpers/setup'
 
 const FIX = join(process.cwd(), 'test/fixtures/dcat')
@@ -150,5 +151,45 @@ describe('DCAT', () => {
     expect(tides).toMatchObject({ keyword: ['sea level', 'tides'], contactPoint: { hasEmail: 'mailto:master@example.org' }, accessLevel: 'public' })
     // and the validator is not vacuous
     expect(validate({ conformsTo: 'x', dataset: [{ title: 'no description' }] })).toBe(false)
+  })
+})
+
+describe('DCAT validators', () => {
+  it('the catalogue, a dataset and data.json carry ETags; a current one is a 304 without searching', async () => {
+    const member = await t.make.user()
+    await t.ok('organization_member_create', { id: 'dcat-org', username: (member as any).name, role: 'member' }, sys)
+    const search = registry.get('package_search')!
+    const run = search.run
+    for (const path of ['/catalog.ttl?page=2', '/dataset/dcat-tides.jsonld', '/data.json']) {
+      const first = await t.app.request(path)
+      expect(first.status).toBe(200)
+      const etag = first.headers.get('etag')!
+      expect(etag).toMatch(/^"[0-9a-f]{32}"$/)
+      expect(first.headers.get('cache-control')).toMatch(/^public/)
+      let searches = 0
+      search.run = (...args) => (searches++, run(...args))
+      try {
+        const again = await t.app.request(path, { headers: { 'if-none-match': etag } })
+        expect(again.status).toBe(304)
+        expect(searches).toBe(0)
+      } finally {
+        search.run = run
+      }
+    }
+    // another format of the same document is another answer
+    const ttl = await t.app.request('/dataset/dcat-tides.ttl')
+    const rdf = await t.app.request('/dataset/dcat-tides.rdf', { headers: { 'if-none-match': ttl.headers.get('etag')! } })
+    expect(rdf.status).toBe(200)
+    // a write changes them
+    const before = ttl.headers.get('etag')!
+    await t.ok('package_patch', { id: 'dcat-tides', notes: 'Changed' }, sys)
+    const after = await t.app.request('/dataset/dcat-tides.ttl', { headers: { 'if-none-match': before } })
+    expect(after.status).toBe(200)
+    expect(await after.text()).toContain('Changed')
+    // a private dataset: private to its reader, and its ETag gets nobody else a 304
+    const mine = await t.app.request('/dataset/dcat-secret.ttl', { headers: { authorization: (member as any).apikey } })
+    expect(mine.status).toBe(200)
+    expect(mine.headers.get('cache-control')).toMatch(/^private/)
+    expect((await t.app.request('/dataset/dcat-secret.ttl', { headers: { 'if-none-match': mine.headers.get('etag')! } })).status).toBe(404)
   })
 })
