@@ -10,19 +10,17 @@ import { findGroup } from '../../model/group'
 import { text } from '../components'
 import { Crumbs, Layout } from '../layout'
 import { call, type Page } from '../page'
-import { CSRF_FIELD, csrfOk } from '../session'
-import { formExpiredView, readForm, type Outcome } from './account'
-import { FieldError, fieldErrors, invalid, slugify, Summary } from './publish'
+import { CSRF_FIELD } from '../session'
+import { readForm, type Outcome } from './account'
+import { slugify } from './publish'
+import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, type Errors } from '../forms'
 import type { Kind } from './orgs'
 
 type Dict = Record<string, any>
-type Errors = Record<string, string[]>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 const TITLES: Record<Kind, [string, string]> = { organization: ['Organizations', 'organization'], group: ['Groups', 'group'] }
 const titleOf = (g: Dict) => text(g.display_name) || text(g.title) || text(g.name)
 
-const expired = (page: Page, form: Dict): Outcome | null =>
-  csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url')) ? null : { view: formExpiredView(page), status: 403 }
 
 /** The group `id` of this kind, if the caller administers it (else the 404 page). */
 async function administered(page: Page, kind: Kind, id: string): Promise<Dict> {
@@ -85,7 +83,7 @@ export function newGroupView(page: Page, kind: Kind, values: Dict = {}, errors: 
 
 export async function createGroup(page: Page, kind: Kind): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const values = formValues(form)
   try {
@@ -131,7 +129,7 @@ export async function editGroupView(page: Page, kind: Kind, id: string, values?:
 
 export async function updateGroup(page: Page, kind: Kind, id: string): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const g = await administered(page, kind, id)
   const values = formValues(form)
@@ -148,26 +146,12 @@ export async function deleteGroupView(page: Page, kind: Kind, id: string) {
   const g = await administered(page, kind, id)
   const href = `/${kind}/${encodeURIComponent(g.name)}`
   const action = `/${kind}/delete/${encodeURIComponent(g.name)}`
-  return (
-    <Layout page={page} title={`Delete - ${titleOf(g)}`}>
-      <Crumbs items={[[TITLES[kind][0], `/${kind}`], [titleOf(g), href], ['Delete', action]]} />
-      <h1>Delete {TITLES[kind][1]}</h1>
-      <p>
-        Are you sure you want to delete the {TITLES[kind][1]} <strong>{titleOf(g)}</strong>?
-      </p>
-      <form class="form" method="post" action={action}>
-        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
-        <div>
-          <button type="submit">Delete</button> <a href={href}>Cancel</a>
-        </div>
-      </form>
-    </Layout>
-  )
+  return <ConfirmDelete page={page} what={TITLES[kind][1]} title={titleOf(g)} action={action} back={href} crumbs={[[TITLES[kind][0], `/${kind}`], [titleOf(g), href], ['Delete', action]]} />
 }
 
 export async function deleteGroup(page: Page, kind: Kind, id: string): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const g = await administered(page, kind, id)
   try {
@@ -235,13 +219,7 @@ export async function membersView(page: Page, kind: Kind, id: string, errors: Er
                 </td>
                 <td>{text(u.capacity)}</td>
                 <td>
-                  <form method="post" action={`/${kind}/member_delete/${n}`}>
-                    <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
-                    <input type="hidden" name="user" value={text(u.name)} />
-                    <button type="submit" aria-label={`Remove ${text(u.name)}`}>
-                      Remove
-                    </button>
-                  </form>
+                  <PostButton page={page} action={`/${kind}/member_delete/${n}`} label="Remove" ariaLabel={`Remove ${text(u.name)}`} fields={{ user: text(u.name) }} />
                 </td>
               </tr>
             ))}
@@ -254,7 +232,7 @@ export async function membersView(page: Page, kind: Kind, id: string, errors: Er
 
 export async function addMember(page: Page, kind: Kind, id: string): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const g = await administered(page, kind, id)
   const values = { username: str(form.username).trim(), role: str(form.role) }
@@ -270,7 +248,7 @@ export async function addMember(page: Page, kind: Kind, id: string): Promise<Out
 
 export async function removeMember(page: Page, kind: Kind, id: string): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const g = await administered(page, kind, id)
   try {

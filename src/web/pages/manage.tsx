@@ -12,12 +12,12 @@ import { discardUnclaimed, type StagedUpload } from '../../storage/staged-upload
 import { datasetHref } from '../components'
 import { Crumbs, Layout } from '../layout'
 import { call, type Page } from '../page'
-import { CSRF_FIELD, csrfOk } from '../session'
-import { formExpiredView, readForm, type Outcome } from './account'
-import { DatasetForm, FieldError, fieldErrors, invalid, Summary } from './publish'
+import { CSRF_FIELD } from '../session'
+import { readForm, type Outcome } from './account'
+import { DatasetForm } from './publish'
+import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, Summary, type Errors } from '../forms'
 
 type Dict = Record<string, any>
-type Errors = Record<string, string[]>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 const titleOf = (d: Dict) => str(d.title) || str(d.name)
 
@@ -28,8 +28,6 @@ async function editable(page: Page, id: string): Promise<Dict> {
   return d
 }
 
-const expired = (page: Page, form: Dict): Outcome | null =>
-  csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url')) ? null : { view: formExpiredView(page), status: 403 }
 
 /** The form's values for a dataset as it is. */
 function datasetValues(d: Dict): Dict {
@@ -80,7 +78,7 @@ export async function editDatasetView(page: Page, id: string, values?: Dict, err
 
 export async function updateDataset(page: Page, id: string): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const d = await editable(page, id)
   const values: Dict = {}
@@ -113,25 +111,6 @@ export async function updateDataset(page: Page, id: string): Promise<Outcome> {
   }
 }
 
-/** A confirmation page whose form POSTs the deletion. */
-function ConfirmDelete(props: { page: Page; what: string; title: string; action: string; back: string; crumbs: [string, string][] }) {
-  return (
-    <Layout page={props.page} title={`Delete - ${props.title}`}>
-      <Crumbs items={props.crumbs} />
-      <h1>Delete {props.what}</h1>
-      <p>
-        Are you sure you want to delete the {props.what} <strong>{props.title}</strong>?
-      </p>
-      <form class="form" method="post" action={props.action}>
-        <input type="hidden" name={CSRF_FIELD} value={props.page.csrf()} />
-        <div>
-          <button type="submit">Delete</button> <a href={props.back}>Cancel</a>
-        </div>
-      </form>
-    </Layout>
-  )
-}
-
 export async function deleteDatasetView(page: Page, id: string) {
   const d = await editable(page, id)
   const href = datasetHref(d)
@@ -140,7 +119,7 @@ export async function deleteDatasetView(page: Page, id: string) {
 }
 
 export async function deleteDataset(page: Page, id: string): Promise<Outcome> {
-  const refused = expired(page, await readForm(page))
+  const refused = formRefused(page, await readForm(page))
   if (refused) return refused
   const d = await editable(page, id)
   await call(page, 'package_delete', { id: d.id })
@@ -209,7 +188,7 @@ export async function updateResource(page: Page, id: string, rid: string): Promi
   const staged: StagedUpload[] = []
   try {
     const form = await readDataDict(page.req, false, bodyLimits(page.deps.config), stageInto(page.deps, staged))
-    const refused = expired(page, form)
+    const refused = formRefused(page, form)
     if (refused) return refused
     const [d, r] = await editableResource(page, id, rid)
     const data: Dict = { id: r.id }
@@ -248,7 +227,7 @@ export async function deleteResourceView(page: Page, id: string, rid: string) {
 }
 
 export async function deleteResource(page: Page, id: string, rid: string): Promise<Outcome> {
-  const refused = expired(page, await readForm(page))
+  const refused = formRefused(page, await readForm(page))
   if (refused) return refused
   const [d, r] = await editableResource(page, id, rid)
   await call(page, 'resource_delete', { id: r.id })

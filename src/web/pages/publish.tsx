@@ -10,11 +10,11 @@ import { stageInto } from '../../http/stage-upload'
 import { discardUnclaimed, type StagedUpload } from '../../storage/staged-upload'
 import { Crumbs, Layout } from '../layout'
 import { call, type Page } from '../page'
-import { CSRF_FIELD, csrfOk } from '../session'
-import { formExpiredView, readForm, type Outcome } from './account'
+import { CSRF_FIELD } from '../session'
+import { readForm, type Outcome } from './account'
+import { FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, type Errors } from '../forms'
 
 type Dict = Record<string, any>
-type Errors = Record<string, string[]>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
 /** A dataset name from its title, as CKAN's form suggests one: lowercase letters, digits, - and _. */
@@ -28,47 +28,6 @@ export function slugify(title: string): string {
     .replace(/^-|-$/g, '')
     .slice(0, 100)
 }
-
-/** A ValidationError's per-field messages (its `message`, if any, under "_"). */
-export function fieldErrors(e: ValidationError): Errors {
-  const body = e.body() as Record<string, unknown>
-  const out: Errors = {}
-  for (const [k, v] of Object.entries(body)) {
-    if (k === '__type') continue
-    out[k] = Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : [typeof v === 'string' ? v : JSON.stringify(v)]
-  }
-  return out
-}
-
-export function FieldError({ errors, name }: { errors: Errors; name: string }) {
-  const list = errors[name]
-  if (!list?.length) return null
-  return (
-    <p class="field-error" id={`${name}-error`}>
-      {list.join(' ')}
-    </p>
-  )
-}
-
-export function Summary({ errors }: { errors: Errors }) {
-  const keys = Object.keys(errors)
-  if (!keys.length) return null
-  return (
-    <div class="error" role="alert">
-      <p>The form contains invalid entries:</p>
-      <ul>
-        {keys.map((k) => (
-          <li>
-            {k === 'message' || k === '_' ? '' : `${k}: `}
-            {errors[k]!.join(' ')}
-          </li>
-        ))}
-      </ul>
-    </div>
-  )
-}
-
-export const invalid = (errors: Errors, name: string) => (errors[name]?.length ? { 'aria-invalid': 'true', 'aria-describedby': `${name}-error` } : {})
 
 /** The dataset form of /dataset/new and /dataset/edit/<name>. */
 export function DatasetForm(props: { page: Page; action: string; submit: string; values: Dict; errors: Errors; orgs: Dict[]; licenses: Dict[]; nameLabel?: string }) {
@@ -154,7 +113,8 @@ export async function newDatasetView(page: Page, values: Dict = {}, errors: Erro
 
 export async function createDataset(page: Page): Promise<Outcome> {
   const form = await readForm(page)
-  if (!csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))) return { view: formExpiredView(page), status: 403 }
+  const refused = formRefused(page, form)
+  if (refused) return refused
   const values: Dict = {}
   for (const k of ['title', 'name', 'notes', 'tag_string', 'owner_org', 'license_id', 'private']) values[k] = str(form[k]).trim()
   const data: Dict = {
@@ -227,7 +187,8 @@ export async function createResource(page: Page, id: string): Promise<Outcome> {
   const staged: StagedUpload[] = []
   try {
     const form = await readDataDict(page.req, false, bodyLimits(page.deps.config), stageInto(page.deps, staged))
-    if (!csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))) return { view: formExpiredView(page), status: 403 }
+    const refused = formRefused(page, form)
+  if (refused) return refused
     const d: Dict = await call(page, 'package_show', { id })
     const data: Dict = { package_id: d.id }
     for (const k of ['url', 'name', 'description', 'format']) if (str(form[k]).trim()) data[k] = str(form[k]).trim()
@@ -261,7 +222,8 @@ export async function follow(page: Page, kind: string, id: string, on: boolean):
   if (!names) return null
   if (!page.ctx.user) return { redirect: `/user/login?came_from=${encodeURIComponent(`/${kind}/${id}`)}` }
   const form = await readForm(page)
-  if (!csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))) return { view: formExpiredView(page), status: 403 }
+  const refused = formRefused(page, form)
+  if (refused) return refused
   try {
     await call(page, on ? names[0] : names[1], { id })
   } catch (e) {
@@ -275,10 +237,5 @@ export async function follow(page: Page, kind: string, id: string, on: boolean):
 export async function FollowButton({ page, kind, id }: { page: Page; kind: keyof typeof FOLLOW; id: string }) {
   if (!page.ctx.user) return null
   const following = await call<boolean>(page, FOLLOW[kind]![2], { id }).catch(() => false)
-  return (
-    <form method="post" action={`/${kind}/${following ? 'unfollow' : 'follow'}/${encodeURIComponent(id)}`} class="follow">
-      <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
-      <button type="submit">{following ? 'Unfollow' : 'Follow'}</button>
-    </form>
-  )
+  return <PostButton page={page} action={`/${kind}/${following ? 'unfollow' : 'follow'}/${encodeURIComponent(id)}`} className="follow" label={following ? 'Unfollow' : 'Follow'} />
 }

@@ -12,16 +12,13 @@ import { resetLink } from '../../notify/invite'
 import { createResetKey, performReset, userForResetKey } from '../../model/password-reset'
 import { Layout } from '../layout'
 import { call, siteInfo, type Page } from '../page'
-import { clientAddress, CSRF_FIELD, csrfOk, loginBlockedFor, recordLoginFailure, sessionCookie } from '../session'
-import { formExpiredView, readForm, type Outcome } from './account'
-import { FieldError, fieldErrors, invalid, Summary } from './publish'
+import { clientAddress, CSRF_FIELD, loginBlockedFor, recordLoginFailure, sessionCookie } from '../session'
+import { readForm, type Outcome } from './account'
+import { FieldError, fieldErrors, formRefused, invalid, PasswordFields, Summary, type Errors } from '../forms'
 
 type Dict = Record<string, any>
-type Errors = Record<string, string[]>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
-const expired = (page: Page, form: Dict): Outcome | null =>
-  csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url')) ? null : { view: formExpiredView(page), status: 403 }
 
 /** Minutes this client must wait before asking again (each ask counts, as a failed sign-in does). */
 async function throttled(page: Page, what: string): Promise<number> {
@@ -74,15 +71,7 @@ export function registerView(page: Page, values: Dict = {}, errors: Errors = {})
           <input id="email" name="email" type="email" autocomplete="email" required value={str(values.email)} {...invalid(errors, 'email')} />
           <FieldError errors={errors} name="email" />
         </div>
-        <div>
-          <label for="password1">Password</label>
-          <input id="password1" name="password1" type="password" autocomplete="new-password" required {...invalid(errors, 'password')} />
-          <FieldError errors={errors} name="password" />
-        </div>
-        <div>
-          <label for="password2">Confirm the password</label>
-          <input id="password2" name="password2" type="password" autocomplete="new-password" required />
-        </div>
+        <PasswordFields errors={errors} />
         <div>
           <button type="submit">Create account</button>
         </div>
@@ -93,7 +82,7 @@ export function registerView(page: Page, values: Dict = {}, errors: Errors = {})
 
 export async function register(page: Page): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const values: Dict = { name: str(form.name).trim(), fullname: str(form.fullname).trim(), email: str(form.email).trim() }
   const password = str(form.password1)
@@ -134,7 +123,7 @@ export function resetRequestView(page: Page, opts: { notice?: string; error?: st
 
 export async function requestReset(page: Page): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const login = str(form.user).trim()
   const wait = await throttled(page, 'reset')
@@ -195,15 +184,7 @@ function resetFormView(page: Page, id: string, key: string, user: Dict, errors: 
       <form class="form" method="post" action={`/user/reset/${encodeURIComponent(id)}`}>
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <input type="hidden" name="key" value={key} />
-        <div>
-          <label for="password1">Password</label>
-          <input id="password1" name="password1" type="password" autocomplete="new-password" required {...invalid(errors, 'password')} />
-          <FieldError errors={errors} name="password" />
-        </div>
-        <div>
-          <label for="password2">Confirm the password</label>
-          <input id="password2" name="password2" type="password" autocomplete="new-password" required />
-        </div>
+        <PasswordFields errors={errors} />
         <div>
           <button type="submit">Update password</button>
         </div>
@@ -221,7 +202,7 @@ export async function resetView(page: Page, id: string): Promise<Outcome> {
 
 export async function resetPassword(page: Page, id: string): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const key = str(form.key)
   const user = await userForResetKey(page.ctx, id, key)

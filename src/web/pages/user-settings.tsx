@@ -9,16 +9,13 @@ import { findUser } from '../../model/user'
 import { text } from '../components'
 import { Crumbs, Layout } from '../layout'
 import { call, type Page } from '../page'
-import { CSRF_FIELD, csrfOk } from '../session'
-import { formExpiredView, readForm, type Outcome } from './account'
-import { FieldError, fieldErrors, invalid, Summary } from './publish'
+import { CSRF_FIELD } from '../session'
+import { readForm, type Outcome } from './account'
+import { FieldError, fieldErrors, formRefused, invalid, PasswordFields, PostButton, Summary, type Errors } from '../forms'
 
 type Dict = Record<string, any>
-type Errors = Record<string, string[]>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
-const expired = (page: Page, form: Dict): Outcome | null =>
-  csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url')) ? null : { view: formExpiredView(page), status: 403 }
 
 /** The user `id` (with private fields), if the caller is that user or a sysadmin. */
 async function ownAccount(page: Page, id: string): Promise<Dict> {
@@ -78,15 +75,7 @@ export async function editUserView(page: Page, id: string, values?: Dict, errors
           </label>
         </div>
         <h2>Change password</h2>
-        <div>
-          <label for="password1">New password (left empty: unchanged)</label>
-          <input id="password1" name="password1" type="password" autocomplete="new-password" {...invalid(errors, 'password')} />
-          <FieldError errors={errors} name="password" />
-        </div>
-        <div>
-          <label for="password2">Confirm the new password</label>
-          <input id="password2" name="password2" type="password" autocomplete="new-password" />
-        </div>
+        <PasswordFields errors={errors} label="New password (left empty: unchanged)" required={false} />
         <div>
           <label for="old_password">{self ? 'Your current password' : 'Your (sysadmin) password'} (needed to change the password or e-mail)</label>
           <input id="old_password" name="old_password" type="password" autocomplete="current-password" {...invalid(errors, 'old_password')} />
@@ -102,7 +91,7 @@ export async function editUserView(page: Page, id: string, values?: Dict, errors
 
 export async function updateUser(page: Page, id: string): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const u = await ownAccount(page, id)
   const values: Dict = {
@@ -191,12 +180,7 @@ export async function apiTokensView(page: Page, id: string, created?: { name: st
                 <td>{text(tk.created_at).slice(0, 16).replace('T', ' ')}</td>
                 <td>{tk.last_access ? text(tk.last_access).slice(0, 16).replace('T', ' ') : 'never'}</td>
                 <td>
-                  <form method="post" action={`${base}/${encodeURIComponent(tk.id)}/revoke`}>
-                    <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
-                    <button type="submit" aria-label={`Revoke ${text(tk.name)}`}>
-                      Revoke
-                    </button>
-                  </form>
+                  <PostButton page={page} action={`${base}/${encodeURIComponent(tk.id)}/revoke`} label="Revoke" ariaLabel={`Revoke ${text(tk.name)}`} />
                 </td>
               </tr>
             ))}
@@ -212,7 +196,7 @@ export async function apiTokensView(page: Page, id: string, created?: { name: st
 
 export async function createApiToken(page: Page, id: string): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const u = await ownAccount(page, id)
   const name = str(form.name).trim()
@@ -227,7 +211,7 @@ export async function createApiToken(page: Page, id: string): Promise<Outcome> {
 
 export async function revokeApiToken(page: Page, id: string, jti: string): Promise<Outcome> {
   const form = await readForm(page)
-  const refused = expired(page, form)
+  const refused = formRefused(page, form)
   if (refused) return refused
   const u = await ownAccount(page, id)
   // only a token of this user (api_token_revoke lets a sysadmin revoke anyone's)

@@ -1,0 +1,107 @@
+/** @jsxImportSource hono/jsx */
+// What the pages' forms share: the action's Validation Error shown by its fields, the CSRF check of
+// a posted form, a one-button POST form, a confirmation page for deletions, and password fields.
+import type { ValidationError } from '../errors'
+import { Crumbs, Layout } from './layout'
+import type { Page } from './page'
+import { CSRF_FIELD, csrfOk } from './session'
+import { formExpiredView, type Outcome } from './pages/account'
+
+export type Errors = Record<string, string[]>
+
+/** A ValidationError's per-field messages (its `message`, if any, under "_"). */
+export function fieldErrors(e: ValidationError): Errors {
+  const body = e.body() as Record<string, unknown>
+  const out: Errors = {}
+  for (const [k, v] of Object.entries(body)) {
+    if (k === '__type') continue
+    out[k] = Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))) : [typeof v === 'string' ? v : JSON.stringify(v)]
+  }
+  return out
+}
+
+export function FieldError({ errors, name }: { errors: Errors; name: string }) {
+  const list = errors[name]
+  if (!list?.length) return null
+  return (
+    <p class="field-error" id={`${name}-error`}>
+      {list.join(' ')}
+    </p>
+  )
+}
+
+export function Summary({ errors }: { errors: Errors }) {
+  const keys = Object.keys(errors)
+  if (!keys.length) return null
+  return (
+    <div class="error" role="alert">
+      <p>The form contains invalid entries:</p>
+      <ul>
+        {keys.map((k) => (
+          <li>
+            {k === 'message' || k === '_' ? '' : `${k}: `}
+            {errors[k]!.join(' ')}
+          </li>
+        ))}
+      </ul>
+    </div>
+  )
+}
+
+export const invalid = (errors: Errors, name: string) => (errors[name]?.length ? { 'aria-invalid': 'true', 'aria-describedby': `${name}-error` } : {})
+
+
+/** The 403 page for a posted form whose CSRF token (or Origin) is not this site's; null when it is. */
+export const formRefused = (page: Page, form: Record<string, unknown>): Outcome | null =>
+  csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url')) ? null : { view: formExpiredView(page), status: 403 }
+
+/** A form of one button that POSTs `fields` (and the CSRF token) to `action`. */
+export function PostButton(props: { page: Page; action: string; label: string; ariaLabel?: string; fields?: Record<string, string>; className?: string }) {
+  return (
+    <form method="post" action={props.action} class={props.className}>
+      <input type="hidden" name={CSRF_FIELD} value={props.page.csrf()} />
+      {Object.entries(props.fields ?? {}).map(([k, v]) => (
+        <input type="hidden" name={k} value={v} />
+      ))}
+      <button type="submit" aria-label={props.ariaLabel}>
+        {props.label}
+      </button>
+    </form>
+  )
+}
+
+/** A page asking whether to delete `title`; its form POSTs the deletion to `action`. */
+export function ConfirmDelete(props: { page: Page; what: string; title: string; action: string; back: string; crumbs: [string, string][] }) {
+  return (
+    <Layout page={props.page} title={`Delete - ${props.title}`}>
+      <Crumbs items={props.crumbs} />
+      <h1>Delete {props.what}</h1>
+      <p>
+        Are you sure you want to delete the {props.what} <strong>{props.title}</strong>?
+      </p>
+      <form class="form" method="post" action={props.action}>
+        <input type="hidden" name={CSRF_FIELD} value={props.page.csrf()} />
+        <div>
+          <button type="submit">Delete</button> <a href={props.back}>Cancel</a>
+        </div>
+      </form>
+    </Layout>
+  )
+}
+
+/** A new password and its confirmation (`password1`, `password2`); errors under `password`. */
+export function PasswordFields({ errors, label = 'Password', required = true }: { errors: Errors; label?: string; required?: boolean }) {
+  return (
+    <>
+      <div>
+        <label for="password1">{label}</label>
+        <input id="password1" name="password1" type="password" autocomplete="new-password" required={required} {...invalid(errors, 'password')} />
+        <FieldError errors={errors} name="password" />
+      </div>
+      <div>
+        <label for="password2">Confirm the {label.toLowerCase().startsWith('new') ? 'new password' : 'password'}</label>
+        <input id="password2" name="password2" type="password" autocomplete="new-password" required={required} />
+      </div>
+    </>
+  )
+}
