@@ -62,6 +62,8 @@ export interface SearchService {
   writeSnapshot(): Promise<void>
   /** Writes a snapshot when the index holds datasets re-indexed since the last one (at shutdown). */
   flush(): Promise<void>
+  /** No more snapshots: a pending one is cancelled (the process is closing its database). */
+  stop(): void
   /**
    * A view for one request of a runtime that forbids sharing I/O between requests (workerd):
    * its reads go through `io` and it never waits on another request's work.

@@ -71,6 +71,8 @@ export class MemorySearchService implements SearchService {
   /** The change-log seq the index covers (every change up to it applied). */
   private coveredSeq = 0
   private idleTimer: ReturnType<typeof setTimeout> | null = null
+  /** stop() was called: no more snapshots (the database is being closed). */
+  private stopped = false
 
   constructor(
     private readonly deps: SearchIo,
@@ -104,7 +106,7 @@ export class MemorySearchService implements SearchService {
 
   /** A snapshot (after catching up) once no change has come for IDLE_SNAPSHOT_MS. */
   private scheduleIdleSnapshot() {
-    if (this.opts.snapshots === false || this.opts.perRequest || !this.index) return
+    if (this.opts.snapshots === false || this.opts.perRequest || !this.index || this.stopped) return
     if (this.idleTimer) clearTimeout(this.idleTimer)
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null
@@ -161,6 +163,7 @@ export class MemorySearchService implements SearchService {
       flush: async () => {
         if (service.index && service.sinceSnapshot > 0) await service.writeSnapshotThrough(io)
       },
+      stop: () => service.stop(),
       through: (other) => service.through(other),
     }
   }
@@ -358,6 +361,12 @@ export class MemorySearchService implements SearchService {
     }, 0)
   }
 
+  stop() {
+    this.stopped = true
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.idleTimer = null
+  }
+
   async flush() {
     if (this.index && this.sinceSnapshot > 0 && this.opts.snapshots !== false) await this.writeSnapshot()
   }
@@ -374,6 +383,7 @@ export class MemorySearchService implements SearchService {
   }
 
   private async storeSnapshot(io: SearchIo) {
+    if (this.stopped) return
     const seq = this.coveredSeq
     const bytes = encodeSnapshot(this.index!.snapshot())
     this.sinceSnapshot = 0

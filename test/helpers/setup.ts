@@ -1,5 +1,5 @@
 // Test harness: a migrated temp-file database, the real app, and a `call` helper.
-import { tempDir } from './temp-dirs'
+import { atFileEnd, tempDir } from './temp-dirs'
 import { dirname, join } from 'node:path'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/config/load'
@@ -69,6 +69,13 @@ export async function setup(
     jobKinds: opts.jobKinds,
   })
   await warmUp(deps)
+  // no snapshot may be written once the test has closed its database (or the file has ended)
+  const close = client.close.bind(client)
+  client.close = () => {
+    deps.search.stop()
+    close()
+  }
+  atFileEnd(() => deps.search.stop())
   const app = createApp(deps)
 
   async function call(name: string, params: object = {}, as?: Caller | null): Promise<CallResult> {
