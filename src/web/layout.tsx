@@ -93,7 +93,10 @@ export function Layout({ page, title, alternate, rdf, description, jsonLd, refre
                 </form>
               </div>
             ) : (
-              <a href={page ? `/user/login?came_from=${encodeURIComponent(page.url.pathname + page.url.search)}` : '/user/login'}>Sign in</a>
+              <div class="account">
+                <a href={page ? `/user/login?came_from=${encodeURIComponent(page.url.pathname + page.url.search)}` : '/user/login'}>Sign in</a>
+                {page?.deps.config.bool('service.auth.create_user_via_web') ? <a href="/user/register">Register</a> : null}
+              </div>
             )}
           </div>
         </header>

@@ -32,6 +32,7 @@ afterAll(async () => {
 describe('registering', () => {
   it('creates the account and signs it in', async () => {
     const b = visitor()
+    expect((await b.get('/')).html).toContain('href="/user/register"')
     const form = await b.get('/user/register')
     expect(form.res.status).toBe(200)
     const r = await b.post('/user/register', { _csrf_token: csrfOf(form.html), name: 'newcomer', fullname: 'New Comer', email: 'newcomer@example.org', password1: 'a good password', password2: 'a good password' })
@@ -67,6 +68,7 @@ describe('registering', () => {
     const page = await ob.get('/user/register')
     expect(page.res.status).toBe(403)
     expect((await ob.get('/user/login')).html).not.toContain('/user/register')
+    expect((await ob.get('/')).html).not.toContain('/user/register')
     const r = await ob.post('/user/register', { _csrf_token: csrfOf((await ob.get('/user/login')).html), name: 'blocked', email: 'b@example.org', password1: 'a good password', password2: 'a good password' })
     expect(r.res.status).toBe(403)
     expect((await off.call('user_show', { id: 'blocked' }, await off.make.sysadmin())).status).toBe(404)
