@@ -54,6 +54,15 @@ describe('web pages on the Worker', () => {
     const form = await w.mf.dispatchFetch('http://localhost/user/login')
     const csrfCookie = form.headers.getSetCookie().find((c) => c.startsWith('ckan_csrf='))!.split(';')[0]!
     const csrf = /name="_csrf_token" value="([0-9a-f]+)"/.exec(await form.text())![1]!
+    // a failed sign-in is counted in the database (login_failure) from the isolate too
+    const failed = await w.mf.dispatchFetch('http://localhost/user/login', {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
+      body: new URLSearchParams({ _csrf_token: csrf, login: 'edge-web-user', password: 'wrong' }).toString(),
+    })
+    expect(failed.status).toBe(200)
+    expect(await failed.text()).toContain('Login failed')
     const signed = await w.mf.dispatchFetch('http://localhost/user/login', {
       method: 'POST',
       redirect: 'manual',
@@ -65,6 +74,16 @@ describe('web pages on the Worker', () => {
     const mine = await w.mf.dispatchFetch('http://localhost/dataset/edge-web-private', { headers: { cookie: session } })
     expect(mine.status).toBe(200)
     expect(await mine.text()).toContain('Edge private')
+
+    // registering through the page: user_create as the web allows it, then signed in
+    const registered = await w.mf.dispatchFetch('http://localhost/user/register', {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
+      body: new URLSearchParams({ _csrf_token: csrf, name: 'edge-newcomer', email: 'newcomer@example.com', password1: 'edge password', password2: 'edge password' }).toString(),
+    })
+    expect(registered.status).toBe(303)
+    expect(registered.headers.getSetCookie().some((c) => c.startsWith('ckan_session='))).toBe(true)
 
     const o = await page('/organization/edge-web-org')
     expect(o.html).toContain('Edge web data')
