@@ -19,7 +19,7 @@ import { createDataset, createResource, follow, newDatasetView, newResourceView 
 import { addMember, createGroup, deleteGroup, deleteGroupView, editGroupView, membersView, newGroupView, removeMember, updateGroup } from './pages/group-manage'
 import { apiTokensView, createApiToken, editUserView, revokeApiToken, updateUser } from './pages/user-settings'
 import { register, registerView, requestReset, resetPassword, resetRequestView, resetView } from './pages/register'
-import { deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
+import { addCollaborator, collaboratorsView, removeCollaborator, deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { stylesheet } from './style'
 import { datasetRdfResponse, mountDcatRoutes, negotiate } from '../dcat/routes'
 import type { RdfFormat } from '../dcat/serialize'
@@ -150,6 +150,9 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.post('/dataset/edit/:id', route(source, 'Dataset', signedIn((page, c) => updateDataset(page, id(c)))))
   app.get('/dataset/delete/:id', route(source, 'Dataset', signedIn((page, c) => deleteDatasetView(page, id(c)))))
   app.post('/dataset/delete/:id', route(source, 'Dataset', signedIn((page, c) => deleteDataset(page, id(c)))))
+  app.get('/dataset/collaborators/:id', route(source, 'Dataset', signedIn((page, c) => collaboratorsView(page, id(c)))))
+  app.post('/dataset/collaborators/:id/new', route(source, 'Dataset', signedIn((page, c) => addCollaborator(page, id(c)))))
+  app.post('/dataset/collaborators/:id/delete', route(source, 'Dataset', signedIn((page, c) => removeCollaborator(page, id(c)))))
   app.get('/dataset/:id/resource/:rid/edit', route(source, 'Resource', signedIn((page, c) => editResourceView(page, id(c), rid(c)))))
   app.post('/dataset/:id/resource/:rid/edit', route(source, 'Resource', signedIn((page, c) => updateResource(page, id(c), rid(c)))))
   app.get('/dataset/:id/resource/:rid/delete', route(source, 'Resource', signedIn((page, c) => deleteResourceView(page, id(c), rid(c)))))

@@ -9,6 +9,7 @@ import { SearchQueryError, SearchError, ValidationError } from '../../errors'
 import { datasetJsonLd, scriptJson, siteBase } from '../seo'
 import { FollowButton } from './publish'
 import { canEditPackage } from '../../auth/package'
+import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collaborator'
 
 type Dict = Record<string, any>
 const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v))
@@ -175,6 +176,12 @@ export async function datasetPage(page: Page, id: string) {
             Manage
           </a>{' '}
           <a href={`/dataset/delete/${encodeURIComponent(d.name)}`}>Delete</a>
+          {collaboratorsEnabled(page.ctx) && (await canManageCollaborators(page.ctx, { id: d.id, owner_org: d.owner_org ?? null, creator_user_id: d.creator_user_id ?? null })) ? (
+            <>
+              {' '}
+              <a href={`/dataset/collaborators/${encodeURIComponent(d.name)}`}>Collaborators</a>
+            </>
+          ) : null}
         </p>
       ) : null}
       <Resources d={d} siteUrl={page.deps.config.str('service.site_url')} />

@@ -1,8 +1,9 @@
 /** @jsxImportSource hono/jsx */
 // Editing and deleting in the browser, on CKAN's URLs: /dataset/edit/<name>, /dataset/delete/<name>,
-// /dataset/<name>/resource/<id>/edit and .../delete. The forms carry the CSRF token; the actions
-// (package_patch, package_delete, resource_patch, resource_delete) validate and authorize, and a
-// page for someone who may not edit is the 404 page, as for a private dataset.
+// /dataset/<name>/resource/<id>/edit and .../delete, and /dataset/collaborators/<name>. The forms
+// carry the CSRF token; the actions (package_patch, package_delete, resource_patch,
+// resource_delete, package_collaborator_*) validate and authorize, and a page for someone who may
+// not edit is the 404 page, as for a private dataset.
 import { NotAuthorized, NotFound, ValidationError } from '../../errors'
 import { canEditPackage } from '../../auth/package'
 import { readDataDict } from '../../http/params'
@@ -15,7 +16,8 @@ import { call, type Page } from '../page'
 import { CSRF_FIELD } from '../session'
 import { readForm, type Outcome } from './account'
 import { DatasetForm } from './publish'
-import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, Summary, type Errors } from '../forms'
+import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, type Errors } from '../forms'
+import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collaborator'
 
 type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
@@ -232,4 +234,115 @@ export async function deleteResource(page: Page, id: string, rid: string): Promi
   const [d, r] = await editableResource(page, id, rid)
   await call(page, 'resource_delete', { id: r.id })
   return { redirect: datasetHref(d) }
+}
+
+/** The dataset, if collaborators are on and the caller may manage its collaborators (else the 404 page). */
+async function collaboratedDataset(page: Page, id: string): Promise<Dict> {
+  if (!collaboratorsEnabled(page.ctx)) throw new NotFound()
+  const d: Dict = await call(page, 'package_show', { id })
+  if (!(await canManageCollaborators(page.ctx, { id: d.id, owner_org: d.owner_org ?? null, creator_user_id: d.creator_user_id ?? null }))) throw new NotAuthorized()
+  return d
+}
+
+/** /dataset/collaborators/<name> (ckan 2.9, with service.auth.allow_dataset_collaborators): who else may edit or read it. */
+export async function collaboratorsView(page: Page, id: string, errors: Errors = {}, values: Dict = {}) {
+  const d = await collaboratedDataset(page, id)
+  const list = await call<Dict[]>(page, 'package_collaborator_list', { id: d.id })
+  const names = new Map<string, string>()
+  for (const c of list) {
+    const u: Dict = await call<Dict>(page, 'user_show', { id: c.user_id }).catch(() => ({}))
+    names.set(c.user_id, str(u.name) || c.user_id)
+  }
+  const href = datasetHref(d)
+  const base = `/dataset/collaborators/${encodeURIComponent(d.name)}`
+  const capacities = page.deps.config.bool('service.auth.allow_admin_collaborators') ? ['admin', 'editor', 'member'] : ['editor', 'member']
+  return (
+    <Layout page={page} title={`Collaborators - ${titleOf(d)}`}>
+      <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), href], ['Collaborators', base]]} />
+      <h1>Collaborators of {titleOf(d)}</h1>
+      <Summary errors={errors} />
+      <form class="form" method="post" action={`${base}/new`}>
+        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+        <div>
+          <label for="username">Username</label>
+          <input id="username" name="username" type="text" required value={str(values.username)} {...invalid(errors, 'user_id')} />
+          <FieldError errors={errors} name="user_id" />
+        </div>
+        <div>
+          <label for="capacity">Capacity</label>
+          <select id="capacity" name="capacity">
+            {capacities.map((c) => (
+              <option value={c} selected={(values.capacity ?? 'member') === c}>
+                {c[0]!.toUpperCase() + c.slice(1)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <button type="submit">Save</button>
+        </div>
+      </form>
+      <h2>Collaborators</h2>
+      {list.length ? (
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">User</th>
+                <th scope="col">Capacity</th>
+                <th scope="col">
+                  <span class="visually-hidden">Remove</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((c) => (
+                <tr>
+                  <td>
+                    <a href={`/user/${encodeURIComponent(names.get(c.user_id)!)}`}>{names.get(c.user_id)}</a>
+                  </td>
+                  <td>{str(c.capacity)}</td>
+                  <td>
+                    <PostButton page={page} action={`${base}/delete`} label="Remove" ariaLabel={`Remove ${names.get(c.user_id)}`} fields={{ user_id: c.user_id }} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : (
+        <p class="muted">No collaborators.</p>
+      )}
+    </Layout>
+  )
+}
+
+export async function addCollaborator(page: Page, id: string): Promise<Outcome> {
+  const form = await readForm(page)
+  const refused = formRefused(page, form)
+  if (refused) return refused
+  const d = await collaboratedDataset(page, id)
+  const values = { username: str(form.username).trim(), capacity: str(form.capacity) }
+  try {
+    await call(page, 'package_collaborator_create', { id: d.id, user_id: values.username, capacity: values.capacity })
+  } catch (e) {
+    if (!(e instanceof ValidationError) && !(e instanceof NotFound)) throw e
+    const errors = e instanceof ValidationError ? fieldErrors(e) : { user_id: [e.message] }
+    return { view: await collaboratorsView(page, id, errors, values), status: 409 }
+  }
+  return { redirect: `/dataset/collaborators/${encodeURIComponent(d.name)}` }
+}
+
+export async function removeCollaborator(page: Page, id: string): Promise<Outcome> {
+  const form = await readForm(page)
+  const refused = formRefused(page, form)
+  if (refused) return refused
+  const d = await collaboratedDataset(page, id)
+  try {
+    await call(page, 'package_collaborator_delete', { id: d.id, user_id: str(form.user_id) })
+  } catch (e) {
+    if (!(e instanceof ValidationError) && !(e instanceof NotFound)) throw e
+    return { view: await collaboratorsView(page, id, { _: [e.message] }), status: 409 }
+  }
+  return { redirect: `/dataset/collaborators/${encodeURIComponent(d.name)}` }
 }
