@@ -19,6 +19,7 @@ import { createDataset, createResource, follow, newDatasetView, newResourceView 
 import { addMember, createGroup, deleteGroup, deleteGroupView, editGroupView, membersView, newGroupView, removeMember, updateGroup } from './pages/group-manage'
 import { apiTokensView, createApiToken, editUserView, revokeApiToken, updateUser } from './pages/user-settings'
 import { register, registerView, requestReset, resetPassword, resetRequestView, resetView } from './pages/register'
+import { activityPage } from './pages/activity'
 import { addCollaborator, collaboratorsView, removeCollaborator, deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { stylesheet } from './style'
 import { datasetRdfResponse, mountDcatRoutes, negotiate } from '../dcat/routes'
@@ -150,6 +151,9 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.post('/dataset/edit/:id', route(source, 'Dataset', signedIn((page, c) => updateDataset(page, id(c)))))
   app.get('/dataset/delete/:id', route(source, 'Dataset', signedIn((page, c) => deleteDatasetView(page, id(c)))))
   app.post('/dataset/delete/:id', route(source, 'Dataset', signedIn((page, c) => deleteDataset(page, id(c)))))
+  for (const kind of ['dataset', 'organization', 'group', 'user'] as const) {
+    app.get(`/${kind}/activity/:id`, route(source, kind === 'dataset' ? 'Dataset' : kind[0]!.toUpperCase() + kind.slice(1), (page, c) => activityPage(page, kind, id(c))))
+  }
   app.get('/dataset/collaborators/:id', route(source, 'Dataset', signedIn((page, c) => collaboratorsView(page, id(c)))))
   app.post('/dataset/collaborators/:id/new', route(source, 'Dataset', signedIn((page, c) => addCollaborator(page, id(c)))))
   app.post('/dataset/collaborators/:id/delete', route(source, 'Dataset', signedIn((page, c) => removeCollaborator(page, id(c)))))

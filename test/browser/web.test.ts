@@ -140,6 +140,8 @@ run('the web front end in Chromium', () => {
     await check('/group/transport')
     await check('/user/ella-editor')
     await check('/user/login')
+    await check('/dataset/activity/bus-stops-0')
+    await check('/organization/activity/city-council')
     await check('/user/register')
     await check('/user/reset')
     await check('/about')

@@ -107,7 +107,7 @@ export async function logout(page: Page): Promise<Outcome> {
   return { redirect: '/', cookies: [clearSessionCookie(page.url)] }
 }
 
-function activityText(a: Dict): string {
+export function activityText(a: Dict): string {
   const type = String(a.activity_type ?? '')
   const [verb, ...rest] = type.split(' ')
   const what = rest.join(' ').replace('package', 'dataset')

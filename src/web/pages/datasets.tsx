@@ -267,6 +267,9 @@ export async function datasetPage(page: Page, id: string) {
               </li>
             ))}
           </ul>
+          <p>
+            <a href={`/dataset/activity/${encodeURIComponent(d.name)}`}>All activity</a>
+          </p>
         </>
       ) : null}
     </Layout>

@@ -89,6 +89,9 @@ export async function readPage(page: Page, kind: Kind, id: string) {
         </p>
       ) : null}
       {o.description ? <Markdown html={renderMarkdown(o.description)} /> : null}
+      <p>
+        <a href={`/${kind}/activity/${encodeURIComponent(o.name)}`}>Activity</a>
+      </p>
       {view}
     </Layout>
   )

@@ -35,6 +35,9 @@ export async function userPage(page: Page, id: string) {
         <dt>Datasets</dt>
         <dd>{Number(found.count).toLocaleString('en-US')}</dd>
       </dl>
+      <p>
+        <a href={`/user/activity/${encodeURIComponent(u.name)}`}>Activity</a>
+      </p>
       <h2>Datasets</h2>
       {found.results.length ? <DatasetList items={found.results} /> : <p>No datasets.</p>}
     </Layout>
