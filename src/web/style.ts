@@ -51,6 +51,9 @@ table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{border:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:var(--soft)}
 .scroll{overflow-x:auto;max-width:100%}
+figure.view{margin:1rem 0}
+figure.view img{max-width:100%;height:auto;border:1px solid var(--line)}
+figure.view iframe{width:100%;height:24rem;border:1px solid var(--line)}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 input.token{width:100%;font-family:monospace}
 dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}

@@ -127,6 +127,41 @@ function Resources({ d, siteUrl }: { d: Dict; siteUrl: string }) {
  * site's own URLs (an upload's download URL is service.site_url + path) as paths, so they work
  * whatever host the page was reached on.
  */
+/**
+ * The resource's views that show something besides the DataStore preview (ckan's image_view and
+ * webpage_view): an image, or a page in a sandboxed frame (no scripts, no same-origin rights) with
+ * a link beside it, since many sites refuse to be framed.
+ */
+function ResourceViews({ views, r, siteUrl }: { views: Dict[]; r: Dict; siteUrl: string }) {
+  const shown = views.filter((v) => v.view_type === 'image_view' || v.view_type === 'webpage_view')
+  if (!shown.length) return null
+  return (
+    <section>
+      {shown.map((v) => {
+        const title = text(v.title) || (v.view_type === 'image_view' ? 'Image' : 'Web page')
+        if (v.view_type === 'image_view') {
+          const src = safeUrl(v.config?.image_url || v.image_url || r.url, siteUrl)
+          return (
+            <figure class="view">
+              <img src={src} alt={text(v.description) || title} loading="lazy" referrerpolicy="no-referrer" />
+              <figcaption>{title}</figcaption>
+            </figure>
+          )
+        }
+        const src = safeUrl(v.config?.page_url || v.page_url || r.url, siteUrl)
+        return (
+          <figure class="view">
+            <iframe src={src} title={title} sandbox="" loading="lazy" referrerpolicy="no-referrer" />
+            <figcaption>
+              {title}: <a href={src} rel="nofollow">open the page</a>
+            </figcaption>
+          </figure>
+        )
+      })}
+    </section>
+  )
+}
+
 export function safeUrl(u: unknown, siteUrl = ''): string {
   let s = text(u).trim()
   const base = siteUrl.replace(/\/+$/, '')
@@ -307,6 +342,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
   if (!r.datastore_active) load = await call<Dict>(page, 'xloader_status', { resource_id: r.id }).catch(() => null)
   const loading = !!load && (load.status === 'pending' || load.status === 'running')
   const base = `${datasetHref(d)}/resource/${encodeURIComponent(r.id)}`
+  const views = await call<Dict[]>(page, 'resource_view_list', { id: r.id }).catch(() => [] as Dict[])
   const fields = ((preview?.fields ?? []) as Dict[]).filter((f) => f.id !== '_id')
   return (
     <Layout refresh={loading ? 5 : undefined} title={`${text(r.name) || 'Resource'} - ${text(d.title) || text(d.name)}`} page={page} alternate={`/api/3/action/resource_show?id=${encodeURIComponent(r.id)}`} description={text(r.description)}>
@@ -329,6 +365,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
         </p>
       ) : null}
       {r.description ? <Markdown html={renderMarkdown(r.description)} /> : null}
+      <ResourceViews views={views} r={r} siteUrl={page.deps.config.str('service.site_url')} />
       {!r.datastore_active && load ? (
         <section aria-live="polite">
           <h2>Data preview</h2>
