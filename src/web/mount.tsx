@@ -20,7 +20,7 @@ import { addMember, createGroup, deleteGroup, deleteGroupView, editGroupView, me
 import { apiTokensView, createApiToken, editUserView, revokeApiToken, updateUser } from './pages/user-settings'
 import { register, registerView, requestReset, resetPassword, resetRequestView, resetView } from './pages/register'
 import { activityPage } from './pages/activity'
-import { addCollaborator, collaboratorsView, removeCollaborator, deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
+import { addCollaborator, changeDatasetGroup, datasetGroupsView, collaboratorsView, removeCollaborator, deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { stylesheet } from './style'
 import { datasetRdfResponse, mountDcatRoutes, negotiate } from '../dcat/routes'
 import type { RdfFormat } from '../dcat/serialize'
@@ -154,6 +154,9 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   for (const kind of ['dataset', 'organization', 'group', 'user'] as const) {
     app.get(`/${kind}/activity/:id`, route(source, kind === 'dataset' ? 'Dataset' : kind[0]!.toUpperCase() + kind.slice(1), (page, c) => activityPage(page, kind, id(c))))
   }
+  app.get('/dataset/groups/:id', route(source, 'Dataset', signedIn((page, c) => datasetGroupsView(page, id(c)))))
+  app.post('/dataset/groups/:id/add', route(source, 'Dataset', signedIn((page, c) => changeDatasetGroup(page, id(c), true))))
+  app.post('/dataset/groups/:id/remove', route(source, 'Dataset', signedIn((page, c) => changeDatasetGroup(page, id(c), false))))
   app.get('/dataset/collaborators/:id', route(source, 'Dataset', signedIn((page, c) => collaboratorsView(page, id(c)))))
   app.post('/dataset/collaborators/:id/new', route(source, 'Dataset', signedIn((page, c) => addCollaborator(page, id(c)))))
   app.post('/dataset/collaborators/:id/delete', route(source, 'Dataset', signedIn((page, c) => removeCollaborator(page, id(c)))))

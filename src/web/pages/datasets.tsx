@@ -210,6 +210,7 @@ export async function datasetPage(page: Page, id: string) {
           <a class="button" href={`/dataset/edit/${encodeURIComponent(d.name)}`}>
             Manage
           </a>{' '}
+          <a href={`/dataset/groups/${encodeURIComponent(d.name)}`}>Groups</a>{' '}
           <a href={`/dataset/delete/${encodeURIComponent(d.name)}`}>Delete</a>
           {collaboratorsEnabled(page.ctx) && (await canManageCollaborators(page.ctx, { id: d.id, owner_org: d.owner_org ?? null, creator_user_id: d.creator_user_id ?? null })) ? (
             <>

@@ -1,9 +1,10 @@
 /** @jsxImportSource hono/jsx */
 // Editing and deleting in the browser, on CKAN's URLs: /dataset/edit/<name>, /dataset/delete/<name>,
-// /dataset/<name>/resource/<id>/edit and .../delete, and /dataset/collaborators/<name>. The forms
-// carry the CSRF token; the actions (package_patch, package_delete, resource_patch,
-// resource_delete, package_collaborator_*) validate and authorize, and a page for someone who may
-// not edit is the 404 page, as for a private dataset.
+// /dataset/<name>/resource/<id>/edit and .../delete, /dataset/groups/<name> and
+// /dataset/collaborators/<name>. The forms carry the CSRF token; the actions (package_patch,
+// package_delete, resource_patch, resource_delete, member_create/_delete, package_collaborator_*)
+// validate and authorize, and a page for someone who may not edit is the 404 page, as for a
+// private dataset.
 import { NotAuthorized, NotFound, ValidationError } from '../../errors'
 import { canEditPackage } from '../../auth/package'
 import { readDataDict } from '../../http/params'
@@ -345,4 +346,67 @@ export async function removeCollaborator(page: Page, id: string): Promise<Outcom
     return { view: await collaboratorsView(page, id, { _: [e.message] }), status: 409 }
   }
   return { redirect: `/dataset/collaborators/${encodeURIComponent(d.name)}` }
+}
+
+/** /dataset/groups/<name> (ckan 2.9): the dataset's groups; members of a group add it there or take it out. */
+export async function datasetGroupsView(page: Page, id: string, errors: Errors = {}) {
+  const d = await editable(page, id)
+  const mine = await call<Dict[]>(page, 'group_list_authz', {})
+  const inGroups = (d.groups ?? []) as Dict[]
+  const addable = mine.filter((g) => !inGroups.some((x) => x.id === g.id))
+  const manageable = new Set(mine.map((g) => g.id))
+  const href = datasetHref(d)
+  const base = `/dataset/groups/${encodeURIComponent(d.name)}`
+  return (
+    <Layout page={page} title={`Groups - ${titleOf(d)}`}>
+      <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), href], ['Groups', base]]} />
+      <h1>Groups of {titleOf(d)}</h1>
+      <Summary errors={errors} />
+      {addable.length ? (
+        <form class="form" method="post" action={`${base}/add`}>
+          <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+          <div>
+            <label for="group">Add to group</label>
+            <select id="group" name="group">
+              {addable.map((g) => (
+                <option value={g.id}>{str(g.display_name) || str(g.title) || str(g.name)}</option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <button type="submit">Add to group</button>
+          </div>
+        </form>
+      ) : (
+        <p class="muted">There are no other groups you may add it to.</p>
+      )}
+      <h2>In groups</h2>
+      {inGroups.length ? (
+        <ul class="items">
+          {inGroups.map((g) => (
+            <li>
+              <a href={`/group/${encodeURIComponent(g.name)}`}>{str(g.display_name) || str(g.title) || str(g.name)}</a>{' '}
+              {manageable.has(g.id) ? <PostButton page={page} action={`${base}/remove`} label="Remove" ariaLabel={`Remove from ${str(g.name)}`} fields={{ group: g.id }} /> : null}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p class="muted">In no group.</p>
+      )}
+    </Layout>
+  )
+}
+
+export async function changeDatasetGroup(page: Page, id: string, add: boolean): Promise<Outcome> {
+  const form = await readForm(page)
+  const refused = formRefused(page, form)
+  if (refused) return refused
+  const d = await editable(page, id)
+  try {
+    await call(page, add ? 'member_create' : 'member_delete', { id: str(form.group), object: d.id, object_type: 'package', capacity: 'public' })
+  } catch (e) {
+    if (!(e instanceof ValidationError) && !(e instanceof NotFound) && !(e instanceof NotAuthorized)) throw e
+    return { view: await datasetGroupsView(page, id, { _: [e.message] }), status: 409 }
+  }
+  return { redirect: `/dataset/groups/${encodeURIComponent(d.name)}` }
 }
