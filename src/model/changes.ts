@@ -63,15 +63,19 @@ const toChanges = (rows: Record<string, unknown>[]): Change[] =>
 export const RESET: Change = { seq: 0, entity_type: '*', entity_id: '', op: 'reset' }
 
 /**
- * The statement that prunes the change log: rows older than `retentionDays` that the search
- * snapshot at `coveredSeq` already covers (a process loading it never needs them), never the
- * newest row. Put in the snapshot's own batch (search/service.ts).
+ * The statement that prunes the change log: rows older than `retentionDays`, only those the search
+ * snapshot covers (a process loading it never needs them; without a snapshot a process builds its
+ * index from the datasets), never the newest row. Its cost is the rows it deletes: the first young
+ * row is found walking up from the oldest. Put in the snapshot's own batch (search/service.ts) and
+ * run by the Workers cron (runtime/worker.ts), where no isolate writes snapshots in the background.
  */
-export function pruneStatement(coveredSeq: number, retentionDays: number, now = Date.now()) {
+export function pruneStatement(retentionDays: number, now = Date.now()) {
   const cutoff = new Date(now - Math.max(1, retentionDays) * 86_400_000).toISOString().slice(0, 23)
   return {
-    sql: 'DELETE FROM change_log WHERE seq <= ? AND at < ? AND seq < (SELECT max(seq) FROM change_log)',
-    args: [coveredSeq, cutoff] as (string | number)[],
+    sql: `DELETE FROM change_log WHERE seq < min(
+            coalesce((SELECT max(seq) FROM search_snapshot) + 1, 9223372036854775807),
+            coalesce((SELECT seq FROM change_log WHERE at >= ? ORDER BY seq LIMIT 1), (SELECT max(seq) FROM change_log)))`,
+    args: [cutoff] as (string | number)[],
   }
 }
 

@@ -20,6 +20,7 @@ import { libsqlJobQueue } from '../jobs/job-queue'
 import { jobKinds } from '../jobs/kinds'
 import { drainEach, runOptionsFrom, type RunOutcome } from '../jobs/runner'
 import { directWriter } from '../model/write-batcher'
+import { pruneStatement } from '../model/changes'
 import { MemorySearchService } from '../search/service'
 import { notConfiguredBlobStore } from '../storage/blob-store'
 import { notConfiguredMailer } from '../notify/mailer'
@@ -45,9 +46,10 @@ function settings(env: WorkerEnv): Record<string, string | undefined> {
  * DataStore) is made anew for each request: workerd lets no request use, await or settle
  * another request's I/O, so nothing in flight is ever shared.
  */
-let built: { app: App; drainJobs: () => Promise<number> } | undefined
+type Built = { app: App; drainJobs: () => Promise<number>; pruneLog: () => Promise<void> }
+let built: Built | undefined
 
-function build(env: WorkerEnv): { app: App; drainJobs: () => Promise<number> } {
+function build(env: WorkerEnv): Built {
   const vars = settings(env)
   const url = vars.DATABASE_URL ?? vars.LIBSQL_URL
   if (!url) throw new Error('DATABASE_URL (a libsql:// or https:// URL) is not set')
@@ -131,7 +133,12 @@ function build(env: WorkerEnv): { app: App; drainJobs: () => Promise<number> } {
     })
     return ran
   }
-  return { app: createApp({ configFor, forRequest }), drainJobs }
+  // ...and prunes the change log to service.changes.retention_days (Node does it with its snapshots)
+  const pruneLog = async () => {
+    const deps = await depsFor(config)
+    await deps.db.$client.execute(pruneStatement(config.int('service.changes.retention_days') || 90))
+  }
+  return { app: createApp({ configFor, forRequest }), drainJobs, pruneLog }
 }
 
 function logOutcome(outcome: RunOutcome) {
@@ -145,9 +152,10 @@ export default {
     built ??= build(env)
     return built.app.fetch(req, env, exec)
   },
-  /** The Cron Trigger (wrangler.toml [triggers]): runs the queued background jobs. */
+  /** The Cron Trigger (wrangler.toml [triggers]): prunes the change log, runs the queued background jobs. */
   async scheduled(_event: unknown, env: WorkerEnv): Promise<void> {
     built ??= build(env)
+    await built.pruneLog().catch((e: unknown) => console.error('change log pruning failed:', e))
     await built.drainJobs()
   },
 }

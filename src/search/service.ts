@@ -396,7 +396,7 @@ export class MemorySearchService implements SearchService {
       })
     }
     // the log keeps service.changes.retention_days of rows, and whatever this snapshot does not cover
-    stmts.push(pruneStatement(seq, io.config.int('service.changes.retention_days') || 90))
+    stmts.push(pruneStatement(io.config.int('service.changes.retention_days') || 90))
     await io.db.$client.batch(stmts as never, 'write')
   }
 

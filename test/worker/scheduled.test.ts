@@ -1,4 +1,5 @@
-// The Worker's Cron Trigger in workerd: a scheduled event runs the queued jobs in sqld.
+// The Worker's Cron Trigger in workerd: a scheduled event runs the queued jobs in sqld and prunes
+// the change log.
 import { createClient } from '@libsql/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWorker, type WorkerEnv } from './harness'
@@ -35,6 +36,23 @@ describe('the scheduled handler', () => {
       ['job-3', 'queued', 0],
     ])
     expect(String(rows[0]!.error)).toContain('Unknown job kind "no_such_kind"')
+    db.close()
+  }, 60_000)
+
+  it('prunes the change log to the retention: old rows but the newest go, young rows stay', async () => {
+    const db = createClient({ url: env.catalogue.url })
+    const add = (at: string) => db.execute({ sql: "INSERT INTO change_log (entity_type, entity_id, op, at) VALUES ('other', '', 'touch', ?)", args: [at] })
+    await db.execute('DELETE FROM search_snapshot')
+    // the log is in time order: everything so far made old, then two young rows
+    await add('2000-01-02T00:00:00.000')
+    await db.execute("UPDATE change_log SET at = '2000-01-01T00:00:00.000'")
+    const young = new Date().toISOString().slice(0, 23)
+    await add(young)
+    await add(young)
+    const worker = (await env.mf.getWorker()) as unknown as { scheduled(opts: { cron: string }): Promise<{ outcome: string }> }
+    expect((await worker.scheduled({ cron: '* * * * *' })).outcome).toBe('ok')
+    const rows = (await db.execute('SELECT at FROM change_log ORDER BY seq')).rows.map((r) => String(r.at))
+    expect(rows).toEqual([young, young])
     db.close()
   }, 60_000)
 })
