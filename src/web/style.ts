@@ -53,6 +53,7 @@ th{background:var(--soft)}
 .scroll{overflow-x:auto;max-width:100%}
 figure.view{margin:1rem 0}
 figure.view img{max-width:100%;height:auto;border:1px solid var(--line)}
+figure.view pre.text-view{max-height:30rem;overflow:auto;border:1px solid var(--line);padding:.5rem;margin:0;white-space:pre}
 figure.view iframe{width:100%;height:24rem;border:1px solid var(--line)}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 input.token{width:100%;font-family:monospace}

@@ -119,6 +119,8 @@ run('the web front end in Chromium', () => {
     const up = await fetch(`${server.url}/api/3/action/resource_create`, { method: 'POST', headers: { authorization: sys.apikey }, body: fd })
     const uploaded = (await up.json()).result
     downloadPath = `/dataset/bus-stops-1/resource/${uploaded.id}`
+    // its page shows the file's start (a text view): checked by axe with the other pages
+    await t.ok('resource_view_create', { resource_id: uploaded.id, view_type: 'text_view', title: 'Text' }, sys)
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
   }, 120_000)
 

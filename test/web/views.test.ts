@@ -37,4 +37,29 @@ describe('resource views on the resource page', () => {
     expect(html).not.toContain('javascript:')
     expect(html).toContain('<img src="#"')
   })
+
+  it("shows an uploaded text file's start for a text view, escaped; never fetches a linked one", async () => {
+    const upload = async (name: string, content: string) => {
+      const fd = new FormData()
+      fd.set('package_id', 'views-data')
+      fd.set('name', name)
+      fd.set('format', 'TXT')
+      fd.set('upload', new Blob([content], { type: 'text/plain' }), `${name}.txt`)
+      const res = await t.app.request('/api/3/action/resource_create', { method: 'POST', headers: { authorization: sys.apikey }, body: fd })
+      return ((await res.json()) as { result: { id: string } }).result
+    }
+    const small = await upload('notes', '<script>alert(1)</script>\nline two\n')
+    await t.ok('resource_view_create', { resource_id: small.id, view_type: 'text_view', title: 'Text' }, sys)
+    const html = await page(small.id)
+    expect(html).toContain('<pre class="text-view" tabindex="0">&lt;script&gt;alert(1)&lt;/script&gt;\nline two\n</pre>')
+    expect(html).not.toContain('<script>alert(1)')
+    const big = await upload('big', 'x'.repeat(70 * 1024))
+    await t.ok('resource_view_create', { resource_id: big.id, view_type: 'text_view', title: 'Text' }, sys)
+    const bigHtml = await page(big.id)
+    expect(bigHtml).toContain('(the first 64 KB)')
+    expect(bigHtml).not.toContain('x'.repeat(64 * 1024 + 1))
+    const linked = await t.ok('resource_create', { package_id: 'views-data', name: 'Linked', url: 'https://example.com/notes.txt', format: 'TXT' }, sys)
+    await t.ok('resource_view_create', { resource_id: linked.id, view_type: 'text_view', title: 'Text' }, sys)
+    expect(await page(linked.id)).not.toContain('text-view')
+  })
 })

@@ -10,6 +10,8 @@ import { datasetJsonLd, scriptJson, siteBase } from '../seo'
 import { FollowButton } from './publish'
 import { canEditPackage } from '../../auth/package'
 import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collaborator'
+import { storedFileKey } from '../../model/resource-file'
+import { loadResource } from '../../model/resource-write'
 
 type Dict = Record<string, any>
 const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v))
@@ -127,18 +129,50 @@ function Resources({ d, siteUrl }: { d: Dict; siteUrl: string }) {
  * site's own URLs (an upload's download URL is service.site_url + path) as paths, so they work
  * whatever host the page was reached on.
  */
+const TEXT_PREVIEW_BYTES = 64 * 1024
+interface TextPreview {
+  text: string
+  truncated: boolean
+}
+
 /**
- * The resource's views that show something besides the DataStore preview (ckan's image_view and
- * webpage_view): an image, or a page in a sandboxed frame (no scripts, no same-origin rights) with
+ * The start of an uploaded file for its text_view (ckan's text_view fetches it in the browser; a page
+ * without scripts reads it from the file store): only uploads, never a linked URL (no request to an
+ * address a user chose), at most TEXT_PREVIEW_BYTES, decoded as UTF-8.
+ */
+async function textPreview(page: Page, views: Dict[], r: Dict): Promise<TextPreview | null> {
+  if (!views.some((v) => v.view_type === 'text_view')) return null
+  const key = storedFileKey(await loadResource(page.ctx, r.id))
+  if (!key) return null
+  const blob = await page.deps.blobs.get(key, { offset: 0, length: TEXT_PREVIEW_BYTES }).catch(() => undefined)
+  if (!blob) return null
+  const bytes = new Uint8Array(await new Response(blob.body).arrayBuffer())
+  return { text: new TextDecoder('utf-8').decode(bytes), truncated: blob.size > TEXT_PREVIEW_BYTES }
+}
+
+/**
+ * The resource's views that show something besides the DataStore preview (ckan's image_view,
+ * webpage_view and text_view): an image, an uploaded text file's start, or a page in a sandboxed frame (no scripts, no same-origin rights) with
  * a link beside it, since many sites refuse to be framed.
  */
-function ResourceViews({ views, r, siteUrl }: { views: Dict[]; r: Dict; siteUrl: string }) {
-  const shown = views.filter((v) => v.view_type === 'image_view' || v.view_type === 'webpage_view')
+function ResourceViews({ views, r, siteUrl, text: shownText }: { views: Dict[]; r: Dict; siteUrl: string; text: TextPreview | null }) {
+  const shown = views.filter((v) => v.view_type === 'image_view' || v.view_type === 'webpage_view' || (v.view_type === 'text_view' && shownText))
   if (!shown.length) return null
   return (
     <section>
       {shown.map((v) => {
         const title = text(v.title) || (v.view_type === 'image_view' ? 'Image' : 'Web page')
+        if (v.view_type === 'text_view') {
+          return (
+            <figure class="view">
+              <pre class="text-view" tabindex={0}>{shownText!.text}</pre>
+              <figcaption>
+                {title}
+                {shownText!.truncated ? ` (the first ${Math.round(TEXT_PREVIEW_BYTES / 1024)} KB)` : ''}
+              </figcaption>
+            </figure>
+          )
+        }
         if (v.view_type === 'image_view') {
           const src = safeUrl(v.config?.image_url || v.image_url || r.url, siteUrl)
           return (
@@ -366,7 +400,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
         </p>
       ) : null}
       {r.description ? <Markdown html={renderMarkdown(r.description)} /> : null}
-      <ResourceViews views={views} r={r} siteUrl={page.deps.config.str('service.site_url')} />
+      <ResourceViews views={views} r={r} siteUrl={page.deps.config.str('service.site_url')} text={await textPreview(page, views, r)} />
       {!r.datastore_active && load ? (
         <section aria-live="polite">
           <h2>Data preview</h2>
