@@ -64,10 +64,22 @@ async function uploaded(t: TestEnv, as: Caller, name: string, body: Uint8Array, 
   )
 }
 
-const runJobs = (t: TestEnv) => drain(t.deps.jobs, jobKinds, t.deps)
+/**
+ * Runs the queued jobs; a queue error (not a job's own failure, which tests check through
+ * xloader_status) fails the test with its reason rather than leaving a job unrun.
+ */
+async function runJobs(t: TestEnv) {
+  const ran = await drain(t.deps.jobs, jobKinds, t.deps)
+  if (ran.last.status === 'error') throw new Error(`job queue error: ${String((ran.last as { error?: unknown }).error)}`)
+  return ran
+}
 
+/** datastore_search of the loaded table; when there is none, the load's own status says why. */
 async function search(t: TestEnv, id: string, extra = {}) {
-  return t.ok('datastore_search', { resource_id: id, sort: '_id', ...extra })
+  const r = await t.call('datastore_search', { resource_id: id, sort: '_id', ...extra })
+  if (r.status === 200 && r.body.success) return r.body.result
+  const status = await t.call('xloader_status', { resource_id: id })
+  throw new Error(`datastore_search failed (${r.status}): ${JSON.stringify(r.body.error)}; xloader_status: ${JSON.stringify(status.body.result ?? status.body.error)}`)
 }
 
 const types = (r: { fields: { id: string; type: string }[] }) =>
