@@ -15,36 +15,84 @@ function cellValue(v: unknown): SheetCell {
   if (o.richText) return o.richText.map((r) => r.text).join('')
   if (o.text !== undefined) return cellValue(o.text)
   if (o.error !== undefined) return null
+  // a shared string exceljs could not resolve (entries lost in a file too large to read again)
+  if ('sharedString' in o) throw new Error('The spreadsheet could not be read completely: load it again')
   return String(v)
+}
+
+/** Compressed bytes kept to read a workbook again when exceljs lost entries (see below). */
+const REREAD_BYTES = 64 * 1024 * 1024
+const READ_ATTEMPTS = 5
+
+type Reader = { model?: { sheets?: unknown }; sharedStrings?: unknown; styles?: unknown }
+
+/**
+ * exceljs 4.4's streaming reader races (exceljs#3064): in a workbook whose worksheets are stored
+ * before xl/sharedStrings.xml, xl/styles.xml and xl/workbook.xml (as exceljs itself writes them),
+ * those later entries are sometimes lost, ~3 % of reads of such a file here. The worksheets were
+ * then parsed without them: `model.sheets` threw, strings came out as objects, dates as numbers.
+ * Which entries the archive has is in its bytes; a read that lacks one is detected when the first
+ * worksheet comes (before any row is given out) and done again from the kept bytes.
+ */
+function lostEntries(reader: Reader, initialStyles: unknown, bytes: Buffer): boolean {
+  if (!reader.model?.sheets && bytes.includes('xl/workbook.xml')) return true
+  if (reader.sharedStrings === undefined && bytes.includes('xl/sharedStrings.xml')) return true
+  return reader.styles === initialStyles && bytes.includes('xl/styles.xml')
 }
 
 async function* firstSheetRows(body: ReadableStream<Uint8Array>): AsyncGenerator<SheetCell[]> {
   // loaded on the first spreadsheet: exceljs costs a process ~20 MB of memory (6.6 MB of heap)
   const { default: ExcelJS } = await import('exceljs')
-  const input = Readable.fromWeb(body as unknown as NodeWebStream<Uint8Array>)
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    styles: 'cache', // date cells are numbers with a date style: the styles tell them apart
-    hyperlinks: 'ignore',
-    entries: 'ignore',
-  })
-  // exceljs 4.4 race (exceljs#3064): a workbook whose xl/workbook.xml is stored last (as exceljs
-  // itself writes them) may have its worksheets parsed before that entry, and `this.model.sheets`
-  // then throws (~3 % of reads of a two-sheet exceljs file on Node 20). With an empty model the
-  // worksheets parse without their names, which the loader does not use.
-  ;(reader as unknown as { model?: object }).model ??= {}
-  try {
-    for await (const sheet of reader) {
-      // empty rows are not emitted, as blank lines of a CSV are skipped
-      for await (const row of sheet) {
-        const values = row.values as unknown[]
-        yield values.slice(1).map(cellValue)
+  // the compressed bytes as they are read, up to REREAD_BYTES (a larger file is not read again)
+  const kept: Uint8Array[] = []
+  let keptBytes = 0
+  const teed = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, ctl) {
+        if (keptBytes >= 0) {
+          keptBytes += chunk.length
+          if (keptBytes > REREAD_BYTES) {
+            kept.length = 0
+            keptBytes = -1
+          } else kept.push(chunk)
+        }
+        ctl.enqueue(chunk)
+      },
+    }),
+  )
+  let input = Readable.fromWeb(teed as unknown as NodeWebStream<Uint8Array>)
+  for (let attempt = 1; ; attempt++) {
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
+      worksheets: 'emit',
+      sharedStrings: 'cache',
+      styles: 'cache', // date cells are numbers with a date style: the styles tell them apart
+      hyperlinks: 'ignore',
+      entries: 'ignore',
+    })
+    const r = reader as unknown as Reader
+    const initialStyles = r.styles
+    // with an empty model a worksheet parses even when xl/workbook.xml was lost (else it throws)
+    r.model ??= {}
+    let again = false
+    try {
+      for await (const sheet of reader) {
+        // exceljs-written files: every entry was read before this first worksheet
+        if (keptBytes >= 0 && attempt < READ_ATTEMPTS && lostEntries(r, initialStyles, Buffer.concat(kept))) {
+          again = true
+          break
+        }
+        // empty rows are not emitted, as blank lines of a CSV are skipped
+        for await (const row of sheet) {
+          const values = row.values as unknown[]
+          yield values.slice(1).map(cellValue)
+        }
+        return // the first worksheet only
       }
-      return // the first worksheet only
+    } finally {
+      input.destroy()
     }
-  } finally {
-    input.destroy()
+    if (!again) return
+    input = Readable.from([Buffer.concat(kept)])
   }
 }
 
