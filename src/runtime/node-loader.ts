@@ -1,5 +1,6 @@
-// Node: the loader's ports: XLSX through exceljs' streaming WorkbookReader (first worksheet
-// only), DNS lookups for the SSRF guard, and SHA-256 for the file hash check.
+// Node: the loader's ports: XLSX through exceljs (first worksheet only; small files whole, large
+// ones through its streaming WorkbookReader), DNS lookups for the SSRF guard, and SHA-256 for the
+// file hash check.
 import { createHash } from 'node:crypto'
 import { lookup } from 'node:dns/promises'
 import { Readable } from 'node:stream'
@@ -40,9 +41,47 @@ function lostEntries(reader: Reader, initialStyles: unknown, bytes: Buffer): boo
   return reader.styles === initialStyles && bytes.includes('xl/styles.xml')
 }
 
+/**
+ * Files up to this size are read whole, by exceljs' non-streaming reader (through the archive's
+ * central directory, which the race above cannot touch); larger ones stream.
+ */
+const WHOLE_BYTES = 4 * 1024 * 1024
+
 async function* firstSheetRows(body: ReadableStream<Uint8Array>): AsyncGenerator<SheetCell[]> {
   // loaded on the first spreadsheet: exceljs costs a process ~20 MB of memory (6.6 MB of heap)
   const { default: ExcelJS } = await import('exceljs')
+  const source = body.getReader()
+  const head: Uint8Array[] = []
+  let headBytes = 0
+  for (;;) {
+    const r = await source.read()
+    if (r.done) {
+      // a small file: the first worksheet in the workbook's order, empty rows left out
+      const wb = new ExcelJS.Workbook()
+      await wb.xlsx.load(Buffer.concat(head) as never)
+      const sheet = wb.worksheets.find(Boolean)
+      const rows: SheetCell[][] = []
+      sheet?.eachRow({ includeEmpty: false }, (row) => void rows.push((row.values as unknown[]).slice(1).map(cellValue)))
+      yield* rows
+      return
+    }
+    head.push(r.value)
+    headBytes += r.value.length
+    if (headBytes > WHOLE_BYTES) break
+  }
+  // a large file streams: what was read so far, then the rest
+  body = new ReadableStream<Uint8Array>({
+    start(ctl) {
+      for (const chunk of head) ctl.enqueue(chunk)
+      head.length = 0
+    },
+    async pull(ctl) {
+      const r = await source.read()
+      if (r.done) ctl.close()
+      else ctl.enqueue(r.value)
+    },
+    cancel: (reason) => source.cancel(reason),
+  })
   // the compressed bytes as they are read, up to REREAD_BYTES (a larger file is not read again)
   const kept: Uint8Array[] = []
   let keptBytes = 0

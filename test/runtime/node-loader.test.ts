@@ -1,7 +1,8 @@
 // The Node loader's XLSX reader (runtime/node-loader.ts) against exceljs 4.4's streaming race
 // (exceljs#3064): an exceljs-written workbook (worksheets stored before its shared strings, styles
 // and workbook entries) read many times over: every read gives the first worksheet's rows, strings
-// and dates (without the re-read ~3 % of reads threw or gave objects for strings).
+// and dates (through the streaming reader ~3 % of reads threw, gave objects for strings or numbers
+// for dates; a small file is now read whole).
 import ExcelJS from 'exceljs'
 import { describe, expect, it } from 'vitest'
 import { nodeLoaderPorts } from '../../src/runtime/node-loader'
