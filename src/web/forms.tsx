@@ -105,3 +105,72 @@ export function PasswordFields({ errors, label = 'Password', required = true }: 
     </>
   )
 }
+
+/**
+ * The form that gives a user a role (an organization's or group's members, a dataset's
+ * collaborators): a user name and one of `roles`, posted to `action`.
+ */
+export function UserRoleForm(props: { page: Page; action: string; roles: readonly string[]; roleField: string; roleLabel: string; errorField: string; errors: Errors; values: Record<string, unknown> }) {
+  const { page, roles, roleField, errors, values } = props
+  const text = (v: unknown) => (typeof v === 'string' ? v : '')
+  return (
+    <form class="form" method="post" action={props.action}>
+      <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+      <div>
+        <label for="username">Username</label>
+        <input id="username" name="username" type="text" required value={text(values.username)} {...invalid(errors, props.errorField)} />
+        <FieldError errors={errors} name={props.errorField} />
+      </div>
+      <div>
+        <label for={roleField}>{props.roleLabel}</label>
+        <select id={roleField} name={roleField}>
+          {roles.map((r) => (
+            <option value={r} selected={(text(values[roleField]) || 'member') === r}>
+              {r[0]!.toUpperCase() + r.slice(1)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <button type="submit">Save</button>
+      </div>
+    </form>
+  )
+}
+
+/** Users with their role, each with a Remove button that posts `fields(user)` to `removeAction`. */
+export function UserRoleTable(props: {
+  page: Page
+  roleLabel: string
+  users: { href: string; label: string; role: string; fields: Record<string, string> }[]
+  removeAction: string
+}) {
+  return (
+    <div class="scroll">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">User</th>
+            <th scope="col">{props.roleLabel}</th>
+            <th scope="col">
+              <span class="visually-hidden">Remove</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.users.map((u) => (
+            <tr>
+              <td>
+                <a href={u.href}>{u.label}</a>
+              </td>
+              <td>{u.role}</td>
+              <td>
+                <PostButton page={props.page} action={props.removeAction} label="Remove" ariaLabel={`Remove ${u.label}`} fields={u.fields} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}

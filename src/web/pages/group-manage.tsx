@@ -13,7 +13,7 @@ import { call, type Page } from '../page'
 import { CSRF_FIELD } from '../session'
 import { readForm, type Outcome } from './account'
 import { slugify } from './publish'
-import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, type Errors } from '../forms'
+import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, Summary, UserRoleForm, UserRoleTable, type Errors } from '../forms'
 import type { Kind } from './orgs'
 
 type Dict = Record<string, any>
@@ -178,54 +178,14 @@ export async function membersView(page: Page, kind: Kind, id: string, errors: Er
       <ManageNav kind={kind} g={g} />
       <Summary errors={errors} />
       <h2>Add a member, or change a role</h2>
-      <form class="form" method="post" action={`/${kind}/member_new/${n}`}>
-        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
-        <div>
-          <label for="username">Username</label>
-          <input id="username" name="username" type="text" required value={str(values.username)} {...invalid(errors, 'username')} />
-          <FieldError errors={errors} name="username" />
-        </div>
-        <div>
-          <label for="role">Role</label>
-          <select id="role" name="role">
-            {ROLES.map((r) => (
-              <option value={r} selected={(values.role ?? 'member') === r}>
-                {r[0]!.toUpperCase() + r.slice(1)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <button type="submit">Save</button>
-        </div>
-      </form>
+      <UserRoleForm page={page} action={`/${kind}/member_new/${n}`} roles={ROLES} roleField="role" roleLabel="Role" errorField="username" errors={errors} values={values} />
       <h2>Members</h2>
-      <div class="scroll">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Role</th>
-              <th scope="col">
-                <span class="visually-hidden">Remove</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => (
-              <tr>
-                <td>
-                  <a href={`/user/${encodeURIComponent(u.name)}`}>{text(u.display_name) || text(u.name)}</a>
-                </td>
-                <td>{text(u.capacity)}</td>
-                <td>
-                  <PostButton page={page} action={`/${kind}/member_delete/${n}`} label="Remove" ariaLabel={`Remove ${text(u.name)}`} fields={{ user: text(u.name) }} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <UserRoleTable
+        page={page}
+        roleLabel="Role"
+        removeAction={`/${kind}/member_delete/${n}`}
+        users={users.map((u) => ({ href: `/user/${encodeURIComponent(u.name)}`, label: text(u.display_name) || text(u.name), role: text(u.capacity), fields: { user: text(u.name) } }))}
+      />
     </Layout>
   )
 }

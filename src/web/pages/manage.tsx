@@ -11,13 +11,13 @@ import { readDataDict } from '../../http/params'
 import { bodyLimits } from '../../http/body-limits'
 import { stageInto } from '../../http/stage-upload'
 import { discardUnclaimed, type StagedUpload } from '../../storage/staged-upload'
-import { datasetHref } from '../components'
+import { actorNames, datasetHref } from '../components'
 import { Crumbs, Layout } from '../layout'
 import { call, type Page } from '../page'
 import { CSRF_FIELD } from '../session'
 import { readForm, type Outcome } from './account'
 import { DatasetForm } from './publish'
-import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, type Errors } from '../forms'
+import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, UserRoleForm, UserRoleTable, type Errors } from '../forms'
 import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collaborator'
 
 type Dict = Record<string, any>
@@ -249,11 +249,7 @@ async function collaboratedDataset(page: Page, id: string): Promise<Dict> {
 export async function collaboratorsView(page: Page, id: string, errors: Errors = {}, values: Dict = {}) {
   const d = await collaboratedDataset(page, id)
   const list = await call<Dict[]>(page, 'package_collaborator_list', { id: d.id })
-  const names = new Map<string, string>()
-  for (const c of list) {
-    const u: Dict = await call<Dict>(page, 'user_show', { id: c.user_id }).catch(() => ({}))
-    names.set(c.user_id, str(u.name) || c.user_id)
-  }
+  const names = await actorNames(page, list)
   const href = datasetHref(d)
   const base = `/dataset/collaborators/${encodeURIComponent(d.name)}`
   const capacities = page.deps.config.bool('service.auth.allow_admin_collaborators') ? ['admin', 'editor', 'member'] : ['editor', 'member']
@@ -262,55 +258,15 @@ export async function collaboratorsView(page: Page, id: string, errors: Errors =
       <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), href], ['Collaborators', base]]} />
       <h1>Collaborators of {titleOf(d)}</h1>
       <Summary errors={errors} />
-      <form class="form" method="post" action={`${base}/new`}>
-        <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
-        <div>
-          <label for="username">Username</label>
-          <input id="username" name="username" type="text" required value={str(values.username)} {...invalid(errors, 'user_id')} />
-          <FieldError errors={errors} name="user_id" />
-        </div>
-        <div>
-          <label for="capacity">Capacity</label>
-          <select id="capacity" name="capacity">
-            {capacities.map((c) => (
-              <option value={c} selected={(values.capacity ?? 'member') === c}>
-                {c[0]!.toUpperCase() + c.slice(1)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <button type="submit">Save</button>
-        </div>
-      </form>
+      <UserRoleForm page={page} action={`${base}/new`} roles={capacities} roleField="capacity" roleLabel="Capacity" errorField="user_id" errors={errors} values={values} />
       <h2>Collaborators</h2>
       {list.length ? (
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">User</th>
-                <th scope="col">Capacity</th>
-                <th scope="col">
-                  <span class="visually-hidden">Remove</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((c) => (
-                <tr>
-                  <td>
-                    <a href={`/user/${encodeURIComponent(names.get(c.user_id)!)}`}>{names.get(c.user_id)}</a>
-                  </td>
-                  <td>{str(c.capacity)}</td>
-                  <td>
-                    <PostButton page={page} action={`${base}/delete`} label="Remove" ariaLabel={`Remove ${names.get(c.user_id)}`} fields={{ user_id: c.user_id }} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <UserRoleTable
+          page={page}
+          roleLabel="Capacity"
+          removeAction={`${base}/delete`}
+          users={list.map((c) => ({ href: `/user/${encodeURIComponent(c.user_id)}`, label: names.get(c.user_id) ?? c.user_id, role: str(c.capacity), fields: { user_id: c.user_id } }))}
+        />
       ) : (
         <p class="muted">No collaborators.</p>
       )}
