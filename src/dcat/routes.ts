@@ -6,7 +6,7 @@ import type { Context } from 'hono'
 import { NotAuthorized, NotFound, SearchError, SearchQueryError, ValidationError } from '../errors'
 import type { DepsResolver } from '../http/deps-source'
 import { call, openPage, type Page } from '../web/page'
-import { answerTag, ifNoneMatch } from '../http/http-cache'
+import { answerTag, callerTag, ifNoneMatch } from '../http/http-cache'
 import { siteBase } from '../web/seo'
 import { GraphBuilder } from './graph'
 import { MEDIA_TYPES, serialize, type RdfFormat } from './serialize'
@@ -48,10 +48,9 @@ function problem(status: number, message: string) {
  * shared for `sharedSeconds`.
  */
 function validators(page: Page, format: string, sharedSeconds = 60): Record<string, string> {
-  const caller = page.ctx.user ? `${page.ctx.user.id}:${page.ctx.user.sysadmin ? 1 : 0}` : ''
   const scope = `${page.deps.config.str('service.site_url')} dcat ${format}`
   return {
-    etag: answerTag(scope, { path: page.url.pathname, query: page.url.search }, caller, page.deps.changes.lastSeq),
+    etag: answerTag(scope, { path: page.url.pathname, query: page.url.search }, callerTag(page.ctx.user), page.deps.changes.lastSeq),
     'cache-control': page.ctx.user ? 'private, max-age=0, must-revalidate' : `public, max-age=0, s-maxage=${sharedSeconds}`,
     vary: 'Accept, Authorization, Cookie',
   }

@@ -11,7 +11,7 @@ import { queryDataDict, readDataDict } from './params'
 import { bodyLimits } from './body-limits'
 import type { DepsResolver } from './deps-source'
 import { stageInto } from './stage-upload'
-import { answerTag, cacheControl, ifNoneMatch, isCacheable, TABLE_READS } from './http-cache'
+import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch, isCacheable, TABLE_READS } from './http-cache'
 import { findTableByName } from '../datastore/registry'
 import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
 
@@ -43,14 +43,13 @@ const contextFor = (deps: Deps, user: ActionContext['user']): ActionContext => (
  * and on Workers follows the host), Cache-Control and Vary. `data` is without its callback.
  */
 async function answerValidators(deps: Deps, name: string, help: string, data: DataDict, user: ActionContext['user'], callback: string | undefined) {
-  const caller = user ? `${user.id}:${user.sysadmin ? 1 : 0}` : ''
   let version: number | string = deps.changes.lastSeq
   const tableParam = TABLE_READS[name]
   if (tableParam) version = `${version}.${await tableVersion(deps, data[tableParam])}`
   return {
-    etag: answerTag(help, data, caller, version, callback),
+    etag: answerTag(help, data, callerTag(user), version, callback),
     'cache-control': cacheControl(deps.config, !user, callback !== undefined),
-    vary: 'Authorization, X-CKAN-API-Key, X-SERVICE-API-Key, Cookie',
+    vary: CALLER_VARY,
   }
 }
 

@@ -14,7 +14,7 @@ import {
 } from '../datastore/dump'
 import { FieldFail, toBool, toInt } from '../validation/fields'
 import { requestContext } from './action-route'
-import { answerTag, cacheControl, ifNoneMatch } from './http-cache'
+import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch } from './http-cache'
 import { parseBoundedJson } from '../lib/bounded-json'
 
 const int = (name: string) =>
@@ -109,12 +109,11 @@ export function mountDumpRoute(app: Hono, source: DepsResolver) {
       // position (the resource's visibility) and the table's version (its rows)
       let validators: Record<string, string> = {}
       const unchanged = (version: string) => {
-        const caller = ctx.user ? `${ctx.user.id}:${ctx.user.sysadmin ? 1 : 0}` : ''
-        const etag = answerTag('/datastore/dump', { ...p, resource_id: name }, caller, `${deps.changes.lastSeq}.${version}`)
+        const etag = answerTag('/datastore/dump', { ...p, resource_id: name }, callerTag(ctx.user), `${deps.changes.lastSeq}.${version}`)
         validators = {
           etag,
           'cache-control': cacheControl(deps.config, !ctx.user, false),
-          vary: 'Authorization, X-CKAN-API-Key, X-SERVICE-API-Key, Cookie',
+          vary: CALLER_VARY,
         }
         return ifNoneMatch(c.req.header('if-none-match') ?? null, etag)
       }

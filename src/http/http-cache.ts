@@ -19,6 +19,13 @@ export const TABLE_READS: Record<string, string> = { datastore_search: 'resource
 
 export const isCacheable = (name: string, readOnly: boolean) => readOnly && !NOT_CACHEABLE.has(name)
 
+/** The caller as an answer's validators name it: user id and sysadmin flag ('' anonymous). */
+export const callerTag = (user: { id: string; sysadmin: boolean } | null | undefined) =>
+  user ? `${user.id}:${user.sysadmin ? 1 : 0}` : ''
+
+/** The request headers an API answer depends on (who is asking). */
+export const CALLER_VARY = 'Authorization, X-CKAN-API-Key, X-SERVICE-API-Key, Cookie'
+
 /** Keys sorted at every level: the same parameters in any order give the same text. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
