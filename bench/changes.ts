@@ -1,10 +1,9 @@
 // Benchmark 11: changes_list at 100,000 datasets, in-process: a page of 1,000 changes read from the
 // start, the middle and the end of the change log (as a harvester following the feed would).
 // BENCH_CHANGES_DATASETS (100000), BENCH_CHANGES_REQUESTS (50 per position).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config/load'
 import { clientExecutor } from '../src/db/executor'
@@ -13,11 +12,11 @@ import { addSysadmin } from '../src/model/sysadmin'
 import { buildDeps, warmUp } from '../src/runtime/deps'
 import { openCatalogDb } from '../src/runtime/node-db'
 import { bulkFill } from './lib/bulk-fill'
+import { saveResults } from './lib/results'
 
 const DATASETS = Number(process.env.BENCH_CHANGES_DATASETS ?? 100_000)
 const REQUESTS = Number(process.env.BENCH_CHANGES_REQUESTS ?? 50)
 const TARGET_P50_MS = 20
-const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), 'results', 'changes-latest.json')
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!
 
 export async function changesBench() {
@@ -96,10 +95,7 @@ export async function changesBench() {
         `${twice} read twice, ${missed} missed, ${wrong} that should not be read (expected 0, 0, 0); page p50 ${cursorWalk.medianPageMs!.toFixed(1)} ms, first ${cursorWalk.firstPageMs!.toFixed(1)}, last ${cursorWalk.lastPageMs!.toFixed(1)}`,
     )
     if (twice || missed || wrong) throw new Error(`cursor walk: ${JSON.stringify(cursorWalk)}`)
-    const out = { date: new Date().toISOString(), datasets: DATASETS, logRows: head, cursorWalk, machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, rows }
-    mkdirSync(dirname(RESULTS_FILE), { recursive: true })
-    writeFileSync(RESULTS_FILE, JSON.stringify(out, null, 2) + '\n')
-    console.log(`figures written to ${RESULTS_FILE}`)
+    const out = saveResults('changes', { datasets: DATASETS, logRows: head, cursorWalk, rows })
     opened.close()
     return out
   } finally {

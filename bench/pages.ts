@@ -1,10 +1,9 @@
 // Benchmark 10: the web pages' server render time at 10,000 datasets, in-process (`app.request`,
 // no socket: the render, the actions it calls and the HTML), and each page's HTML size.
 // BENCH_PAGES_DATASETS (10000), BENCH_PAGES_REQUESTS (300 per page).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config/load'
 import { clientExecutor } from '../src/db/executor'
@@ -13,12 +12,12 @@ import { buildDeps, warmUp } from '../src/runtime/deps'
 import { openCatalogDb } from '../src/runtime/node-db'
 import { bulkFill } from './lib/bulk-fill'
 import { corpus } from './lib/generate'
+import { saveResults } from './lib/results'
 
 const DATASETS = Number(process.env.BENCH_PAGES_DATASETS ?? 10_000)
 const REQUESTS = Number(process.env.BENCH_PAGES_REQUESTS ?? 300)
 const SEED = 7
 const ORGS = 100
-const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), 'results', 'pages-latest.json')
 const TARGET_P50_MS = 5
 const TARGET_KB = 60
 
@@ -81,10 +80,7 @@ export async function pagesBench() {
           (p.target || p.sizeTarget ? `   (target${p.target ? ` p50 < ${p.target} ms` : ''}${p.sizeTarget ? ` HTML < ${p.sizeTarget} KB` : ''}: ${row.ok ? 'met' : 'NOT met'})` : ''),
       )
     }
-    const out = { date: new Date().toISOString(), datasets: DATASETS, requests: REQUESTS, machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version }, rows }
-    mkdirSync(dirname(RESULTS_FILE), { recursive: true })
-    writeFileSync(RESULTS_FILE, JSON.stringify(out, null, 2) + '\n')
-    console.log(`figures written to ${RESULTS_FILE}`)
+    const out = saveResults('pages', { datasets: DATASETS, requests: REQUESTS, rows })
     opened.close()
     return out
   } finally {

@@ -7,18 +7,15 @@
 // the floor: a bare node:http server answering the same 304 in the same run.
 // BENCH_VALIDATORS_SECONDS (5 per side), BENCH_VALIDATORS_CONNECTIONS (8,16).
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import os from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { existsSync, readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
 import { adminAndDataset, action } from './lib/ds-http'
 import { startServer } from './lib/server'
+import { saveResults } from './lib/results'
 
 const SECONDS = Number(process.env.BENCH_VALIDATORS_SECONDS ?? 5)
 const CONNECTION_COUNTS = (process.env.BENCH_VALIDATORS_CONNECTIONS ?? '8,16').split(',').map(Number)
 const TARGET_RATIO = 5
-const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), 'results', 'validators-latest.json')
 
 /** CPU time (user + system) of a process in ms, from /proc (Linux); undefined elsewhere. */
 function cpuMs(pid: number): number | undefined {
@@ -112,9 +109,7 @@ export async function validatorsBench() {
           `: no Node server's 304 can beat ${best.toFixed(2)}× the full package_show rate here; ours reaches ${((showRow!.notModified.rate / bare.rate) * 100).toFixed(0)} % of the floor's rate`,
       )
     }
-    const out = { date: new Date().toISOString(), seconds: SECONDS, loadGenerator: 'autocannon 9 (same machine)', rows, floors, machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version } }
-    mkdirSync(dirname(RESULTS_FILE), { recursive: true })
-    writeFileSync(RESULTS_FILE, JSON.stringify(out, null, 2) + '\n')
+    const out = saveResults('validators', { seconds: SECONDS, loadGenerator: 'autocannon 9 (same machine)', rows, floors })
     return out
   } finally {
     await server.stop()

@@ -54,21 +54,19 @@ describe('web pages on the Worker', () => {
     const form = await w.mf.dispatchFetch('http://localhost/user/login')
     const csrfCookie = form.headers.getSetCookie().find((c) => c.startsWith('ckan_csrf='))!.split(';')[0]!
     const csrf = /name="_csrf_token" value="([0-9a-f]+)"/.exec(await form.text())![1]!
+    /** A form posted as a browser would, with the CSRF cookie and token. */
+    const post = (path: string, fields: Record<string, string>) =>
+      w.mf.dispatchFetch(`http://localhost${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
+        body: new URLSearchParams({ _csrf_token: csrf, ...fields }).toString(),
+      })
     // a failed sign-in is counted in the database (login_failure) from the isolate too
-    const failed = await w.mf.dispatchFetch('http://localhost/user/login', {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
-      body: new URLSearchParams({ _csrf_token: csrf, login: 'edge-web-user', password: 'wrong' }).toString(),
-    })
+    const failed = await post('/user/login', { login: 'edge-web-user', password: 'wrong' })
     expect(failed.status).toBe(200)
     expect(await failed.text()).toContain('Login failed')
-    const signed = await w.mf.dispatchFetch('http://localhost/user/login', {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
-      body: new URLSearchParams({ _csrf_token: csrf, login: 'edge-web-user', password: 'edge password' }).toString(),
-    })
+    const signed = await post('/user/login', { login: 'edge-web-user', password: 'edge password' })
     expect(signed.status).toBe(303)
     const session = signed.headers.getSetCookie().find((c) => c.startsWith('ckan_session='))!.split(';')[0]!
     const mine = await w.mf.dispatchFetch('http://localhost/dataset/edge-web-private', { headers: { cookie: session } })
@@ -76,12 +74,7 @@ describe('web pages on the Worker', () => {
     expect(await mine.text()).toContain('Edge private')
 
     // registering through the page: user_create as the web allows it, then signed in
-    const registered = await w.mf.dispatchFetch('http://localhost/user/register', {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
-      body: new URLSearchParams({ _csrf_token: csrf, name: 'edge-newcomer', email: 'newcomer@example.com', password1: 'edge password', password2: 'edge password' }).toString(),
-    })
+    const registered = await post('/user/register', { name: 'edge-newcomer', email: 'newcomer@example.com', password1: 'edge password', password2: 'edge password' })
     expect(registered.status).toBe(303)
     expect(registered.headers.getSetCookie().some((c) => c.startsWith('ckan_session='))).toBe(true)
 
