@@ -2,7 +2,9 @@
 import { callerName, type ActionContext, type UserRow } from '../context'
 import type { DataDict } from '../data-dict'
 import { NotAuthorized, ValidationError } from '../errors'
-import { userCollaborations } from '../model/collaborator'
+import { collaborationIds, collaboratorsEnabled, userCollaborations } from '../model/collaborator'
+
+export { collaborationIds, collaboratorsEnabled }
 import { loadPackage, type PackageRow } from '../model/package'
 import { requireKeys } from './api-token'
 import { requireLoggedIn } from './caller'
@@ -13,9 +15,6 @@ export interface CollaboratedPackage {
   owner_org: string | null
   creator_user_id: string | null
 }
-
-export const collaboratorsEnabled = (ctx: ActionContext) =>
-  ctx.config.bool('service.auth.allow_dataset_collaborators')
 
 const adminsAllowed = (ctx: ActionContext) =>
   ctx.config.bool('service.auth.allow_admin_collaborators')
@@ -53,15 +52,6 @@ export async function collaboratorCapacity(
   if (!user || !collaboratorsEnabled(ctx)) return undefined
   const cap = (await userCollaborations(ctx, user.id)).get(packageId)
   return cap === 'admin' && !adminsAllowed(ctx) ? 'editor' : cap
-}
-
-/** The datasets the user may read as a collaborator (none while the feature is off). */
-export async function collaborationIds(
-  ctx: ActionContext,
-  user: Pick<UserRow, 'id'> | null = ctx.user,
-): Promise<string[]> {
-  if (!user || !collaboratorsEnabled(ctx)) return []
-  return [...(await userCollaborations(ctx, user.id)).keys()]
 }
 
 /** ckan package_update auth: editor and admin collaborators may edit (and so delete) the dataset. */

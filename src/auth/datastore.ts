@@ -6,6 +6,7 @@ import { loadPackage } from '../model/package'
 import type { ResourceRow } from '../model/resource'
 import { findResource, findResourceToRead } from '../datastore/access'
 import { resourceIdOf } from '../datastore/params'
+import type { SqlSearchRules } from '../datastore/sql-search'
 import { canEditPackage, canReadPackage } from './package'
 
 /** The table of a resource may be read by whoever may read its dataset. */
@@ -90,3 +91,9 @@ export async function authorizeLoader(ctx: ActionContext, input: DataDict) {
   if (!ctx.user && !ctx.ignoreAuth) throw new NotAuthorized(`User not authorized to edit resource ${res.id}`)
   await requireCanEditTable(ctx, res)
 }
+
+/** The rules datastore_search_sql's run asks once it knows the tables a query reads. */
+export const sqlSearchRules = (ctx: ActionContext): SqlSearchRules => ({
+  permissionRefused: sqlPermissionRefused,
+  readTables: (tables) => requireCanReadTables(ctx, tables),
+})

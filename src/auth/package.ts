@@ -4,21 +4,17 @@ import { NotAuthorized, NotFound } from '../errors'
 import { isMissing } from '../validation/fields'
 import type { DataDict } from '../data-dict'
 import { groupRefs, groupsByRef } from '../model/package-lookup'
-import type { PackageDict, PackageRow } from '../model/package'
+import type { PackageAuthInfo, PackageDict, PackageRow } from '../model/package'
 import type { GroupRow } from '../model/package-dict'
 import { asText } from '../model/package-validate'
 import { findGroupId } from '../model/package-bulk'
 import { capacityIn, hasPermission, orgsWithPermission, type Permission } from './permissions'
 import { requireLoggedIn } from './caller'
-import { canEditAsCollaborator, collaboratorCapacity } from './collaborator'
+import { canEditAsCollaborator, collaboratorCapacity, collaboratorMayNotMove } from './collaborator'
+import type { PackageWritePolicy } from '../model/package-write'
+import type { ReviseRules } from '../model/package-revise'
 
-export interface PackageAuthInfo {
-  id: string
-  owner_org: string | null
-  private: boolean
-  state: string
-  creator_user_id: string | null
-}
+export type { PackageAuthInfo }
 
 /**
  * Active public datasets: everyone. Private, draft or deleted ones: sysadmins, members (any role)
@@ -112,6 +108,13 @@ export const canAddDatasetToOrg = (ctx: ActionContext, orgId: string) =>
 export const canChangeDatasetGroup = (ctx: ActionContext, groupId: string) =>
   hasPermission(ctx, groupId, 'read')
 
+/** The rules a dataset write asks while it resolves the organization and the groups. */
+export const packageWritePolicy = (ctx: ActionContext): PackageWritePolicy => ({
+  mayNotMove: (target) => collaboratorMayNotMove(ctx, target),
+  mayAddToOrg: (orgId) => canAddDatasetToOrg(ctx, orgId),
+  mayChangeGroup: (groupId) => canChangeDatasetGroup(ctx, groupId),
+})
+
 /** Groups being added to a dataset need manage_group there; ones it is already in do not. */
 async function requireGroupsManageable(ctx: ActionContext, refs: string[], current: Set<string>) {
   if (!refs.length) return
@@ -160,6 +163,22 @@ export async function authorizePackageUpdate(
   const ids = new Set((current.groups as { id: string }[]).map((g) => g.id))
   await requireGroupsManageable(ctx, groupRefs(raw.groups), ids)
 }
+
+/**
+ * package_revise's rules, asked between its reads: package_show's rule on the stored dataset,
+ * then package_revise's own (a logged-in caller) and package_update's on the revised dict.
+ */
+export const reviseRules = (ctx: ActionContext): ReviseRules => ({
+  async read(row) {
+    if (!ctx.ignoreAuth) await requireCanReadPackage(ctx, row)
+  },
+  async update(next, row, current) {
+    if (ctx.ignoreAuth || ctx.user?.sysadmin) return
+    if (!ctx.user) throw new NotAuthorized('Action package_revise requires an authenticated user')
+    await authorizePackageUpdate(ctx, next, row, current)
+  },
+  write: packageWritePolicy(ctx),
+})
 
 /** ckan: dataset_purge is for sysadmins; others are refused without detail once it exists. */
 export function requireCanPurgePackage(ctx: ActionContext) {

@@ -4,7 +4,7 @@
 import type { ActionContext } from '../context'
 import { NotAuthorized, NotFound, ValidationError } from '../errors'
 import { byteSink, type ByteSink } from '../lib/byte-sink'
-import { canReadTable } from '../auth/datastore'
+import type { ResourceRow } from '../model/resource'
 import { findResourceToRead } from './access'
 import { BOM, dumpWriter } from './formats'
 import { toList } from './params'
@@ -84,12 +84,14 @@ export async function openDump(
   db: DatastoreReader,
   name: string,
   p: DumpParams,
+  /** The read rule of the table's resource (auth/datastore.ts `canReadTable`). */
+  mayRead: (res: ResourceRow) => Promise<boolean>,
   unchanged?: (version: string) => boolean,
 ): Promise<Dump | null> {
   const table = await findTableByName(db, name)
   const res = table ? await findResourceToRead(ctx, table.id) : undefined
   if (!table || !res) throw resourceNotFound()
-  if (!(await canReadTable(ctx, res)))
+  if (!(await mayRead(res)))
     throw new DumpRefused(403, 'Not authorized to read DataStore resource')
   // the caller's copy is current (its ETag names this version of the table): no rows are read
   if (unchanged?.(`${table.id}:${table.version}`)) return null

@@ -1,16 +1,24 @@
 // datastore_search_sql: guard, table permissions, time-limited run, CKAN's output (datastore.md §7).
 import { timeLeft, type ActionContext } from '../context'
 import { ValidationError } from '../errors'
-import { requireCanReadTables, sqlPermissionRefused } from '../auth/datastore'
 import { explainTables } from './client-store'
 import { findTable, type DsTable } from './registry'
 import { guardSql, pgMessage, SqlRefused } from './sql-guard'
 import { SqlTimeout, sqliteMessage, type DatastoreReader, type SqlResult } from './store'
 import { fromStoredSql } from './values'
 
-function refused(e: SqlRefused): Error {
+/**
+ * What datastore_search_sql asks auth/ (auth/datastore.ts `sqlSearchRules`): the refusal of a
+ * table the guard kept out on permission grounds, and the check of every table a query reads.
+ */
+export interface SqlSearchRules {
+  permissionRefused(message: string): Error
+  readTables(tables: { name: string; isTable: boolean }[]): Promise<void>
+}
+
+function refused(e: SqlRefused, rules: SqlSearchRules): Error {
   return e.kind === 'auth'
-    ? sqlPermissionRefused(e.message)
+    ? rules.permissionRefused(e.message)
     : ValidationError.field('query', e.message)
 }
 
@@ -21,7 +29,7 @@ const sqlError = (e: unknown, sql: string) => {
 }
 
 /** Every table the query reads must be a DataStore table the caller may read. */
-async function authorizeTables(ctx: ActionContext, db: DatastoreReader, tables: string[]) {
+async function authorizeTables(db: DatastoreReader, tables: string[], rules: SqlSearchRules) {
   const byName = new Map<string, DsTable>()
   const found: { name: string; isTable: boolean }[] = []
   for (const name of tables) {
@@ -29,7 +37,7 @@ async function authorizeTables(ctx: ActionContext, db: DatastoreReader, tables: 
     if (t) byName.set(name, t)
     found.push({ name, isTable: !!t })
   }
-  await requireCanReadTables(ctx, found)
+  await rules.readTables(found)
   return byName
 }
 
@@ -67,13 +75,18 @@ function guessType(rows: unknown[][], i: number): string {
   return 'text'
 }
 
-export async function searchSql(ctx: ActionContext, db: DatastoreReader, sql: string) {
+export async function searchSql(
+  ctx: ActionContext,
+  db: DatastoreReader,
+  sql: string,
+  rules: SqlSearchRules,
+) {
   const rowsMax = ctx.config.int('service.datastore.search.rows_max')
   let guarded
   try {
     guarded = guardSql(sql, rowsMax)
   } catch (e) {
-    if (e instanceof SqlRefused) throw refused(e)
+    if (e instanceof SqlRefused) throw refused(e, rules)
     throw e
   }
   const tablesRead = (q: string) => (db.sql ? db.sql.tablesRead(q) : explainTables(db, q))
@@ -83,7 +96,7 @@ export async function searchSql(ctx: ActionContext, db: DatastoreReader, sql: st
   } catch (e) {
     throw sqlError(await syntaxErrorOfInner(tablesRead, guarded.sql, e), sql)
   }
-  const known = await authorizeTables(ctx, db, tables)
+  const known = await authorizeTables(db, tables, rules)
   let result: SqlResult
   try {
     const timeoutMs = timeLeft(ctx, ctx.config.int('service.datastore.sqlsearch.timeout_ms'))

@@ -16,6 +16,7 @@ import { FieldFail, toBool, toInt } from '../validation/fields'
 import { requestContext } from './action-route'
 import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch } from './http-cache'
 import { parseBoundedJson } from '../lib/bounded-json'
+import { canReadTable } from '../auth/datastore'
 
 const int = (name: string) =>
   z
@@ -119,7 +120,7 @@ export function mountDumpRoute(app: Hono, source: DepsResolver) {
       }
       let dump: Dump | null
       try {
-        dump = await openDump(ctx, db, name, p, unchanged)
+        dump = await openDump(ctx, db, name, p, (res) => canReadTable(ctx, res), unchanged)
       } catch (e) {
         if (e instanceof DumpRefused) return refused(e)
         throw e

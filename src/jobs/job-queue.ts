@@ -4,6 +4,9 @@ import { isBusy } from '../db/busy'
 import type { Client, InValue, Row } from '@libsql/client'
 import type { RawStatement } from '../db/executor'
 import type { JobKinds } from './job-kinds'
+import { isQueueName } from '../validation/fields'
+
+export { isQueueName }
 
 /** ckan: the queue jobs go to when none is named. */
 export const DEFAULT_QUEUE = 'default'
@@ -106,17 +109,6 @@ export function jobToDict(job: Job): {
   return { id: job.id, title: job.title, created: job.created.slice(0, 19), queue: job.queue }
 }
 
-
-/** Whether a queue may have this name: 1 to 100 characters, no control characters. */
-export function isQueueName(queue: unknown): queue is string {
-  // eslint-disable-next-line no-control-regex
-  return (
-    typeof queue === 'string' &&
-    queue.length > 0 &&
-    queue.length <= 100 &&
-    !/[\u0000-\u001f\u007f]/.test(queue)
-  )
-}
 
 function checkQueue(queue: unknown): string {
   if (!isQueueName(queue)) throw new TypeError(`Invalid queue name ${JSON.stringify(queue)}`)

@@ -1,8 +1,8 @@
 // Reading activity streams: who sees which activities, and one paged query over index lookups.
 import type { ActionContext, UserRow } from '../context'
 import type { RawStatement } from '../db/executor'
-import { roleHas, userCapacities } from '../auth/permissions'
-import { collaborationIds } from '../auth/collaborator'
+import { roleHas, userCapacities } from './capacity'
+import { collaborationIds } from './collaborator'
 import { storedActivity, type StoredActivity } from './activity'
 import { siteUserName } from './user'
 

@@ -1,7 +1,7 @@
 // Dataset collaborators (CKAN's package_member): who holds which capacity on one dataset.
 import { and, eq, sql } from 'drizzle-orm'
 import { changeLog, packageMembers } from '../db/schema'
-import type { ActionContext } from '../context'
+import type { ActionContext, UserRow } from '../context'
 import { changeRow, type Change } from './changes'
 import type { BatchItem } from 'drizzle-orm/batch'
 import type { Stmt } from './write-batcher'
@@ -157,5 +157,18 @@ export function dropUserCollaborations(ctx: ActionContext, userId: string): Step
     ctx.db.delete(packageMembers).where(eq(packageMembers.user_id, userId)),
     ctx.db.insert(changeLog).values(changeRow(COLLABORATOR_ENTITY, userId, 'delete')),
   ]
+}
+
+/** Whether collaborator rows count at all (`service.auth.allow_dataset_collaborators`). */
+export const collaboratorsEnabled = (ctx: ActionContext) =>
+  ctx.config.bool('service.auth.allow_dataset_collaborators')
+
+/** The datasets the user may read as a collaborator (none while the feature is off). */
+export async function collaborationIds(
+  ctx: ActionContext,
+  user: Pick<UserRow, 'id'> | null = ctx.user,
+): Promise<string[]> {
+  if (!user || !collaboratorsEnabled(ctx)) return []
+  return [...(await userCollaborations(ctx, user.id)).keys()]
 }
 

@@ -11,7 +11,6 @@ import {
   tags,
 } from '../db/schema'
 import type { ActionContext } from '../context'
-import { canChangeDatasetGroup } from '../auth/package'
 import { changeRow } from './changes'
 import type { PackageDict } from './package'
 import type { ResourceInput } from './package-validate'
@@ -116,6 +115,8 @@ export async function planGroups(
   current: PackageDict | null,
   id: string,
   stmts: Stmt[],
+  /** Whether the caller may add the dataset to, or take it out of, a group (auth decides). */
+  mayChange: (groupId: string) => Promise<boolean>,
 ) {
   const db = ctx.db
   const siteUrl = ctx.config.str('service.site_url')
@@ -128,13 +129,13 @@ export async function planGroups(
   const result = [] as ReturnType<typeof groupEntry>[]
   const removed: string[] = []
   for (const g of now) {
-    if (wanted.has(g.id) || !(await canChangeDatasetGroup(ctx, g.id))) result.push(g)
+    if (wanted.has(g.id) || !(await mayChange(g.id))) result.push(g)
     else removed.push(g.id)
   }
   const added: GroupRow[] = []
   for (const g of wanted.values()) {
     if (now.some((c) => c.id === g.id)) continue
-    if (current && !(await canChangeDatasetGroup(ctx, g.id))) continue
+    if (current && !(await mayChange(g.id))) continue
     added.push(g)
     result.push(groupEntry(g, siteUrl))
   }

@@ -1,8 +1,7 @@
 // package_revise: check a dataset's current values, filter and update them, write only if unchanged.
 import type { ActionContext } from '../context'
 import type { DataDict } from '../data-dict'
-import { NotAuthorized, ValidationError, type ErrorDict } from '../errors'
-import { authorizePackageUpdate, requireCanReadPackage } from '../auth/package'
+import { ValidationError, type ErrorDict } from '../errors'
 import { pyStr } from '../lib/py-repr'
 import {
   checkDict,
@@ -15,8 +14,8 @@ import {
   updateMergeStringKey,
   type Path,
 } from '../lib/dict-paths'
-import { forgetPackages, loadPackage, packageDict, type PackageDict } from './package'
-import { updatePackage } from './package-write'
+import { forgetPackages, loadPackage, packageDict, type PackageDict, type PackageRow } from './package'
+import { updatePackage, type PackageWritePolicy } from './package-write'
 import { isPackageChanged, packageVersion, packageVersionGuard } from './package-version'
 import { parseBoundedJson } from '../lib/bounded-json'
 
@@ -153,8 +152,18 @@ function revised(orig: PackageDict, p: ReviseParams): Dict {
   return out
 }
 
+/**
+ * The rules package_revise asks between its reads (auth/package.ts `reviseRules`): each throws
+ * to refuse. `read` sees the stored dataset; `update` the revised dict the write would store.
+ */
+export interface ReviseRules {
+  read(row: PackageRow): Promise<void>
+  update(next: Record<string, unknown>, row: PackageRow, current: PackageDict): Promise<void>
+  write: PackageWritePolicy
+}
+
 /** One read-check-write round; the write fails (isPackageChanged) if the dataset moved on. */
-async function reviseOnce(ctx: ActionContext, ref: string, p: ReviseParams) {
+async function reviseOnce(ctx: ActionContext, ref: string, p: ReviseParams, rules: ReviseRules) {
   forgetPackages(ctx) // a retry reads afresh
   const { id } = await loadPackage(ctx, ref)
   // The version is read first: anything older is in the dict below, anything newer fails the write.
@@ -162,17 +171,13 @@ async function reviseOnce(ctx: ActionContext, ref: string, p: ReviseParams) {
   await ctx.changes.catchUp()
   forgetPackages(ctx)
   const row = await loadPackage(ctx, id)
-  if (!ctx.ignoreAuth) await requireCanReadPackage(ctx, row) // ckan: package_show's rule
+  await rules.read(row) // ckan: package_show's rule
   const current = await packageDict(ctx, row.id)
   checkMatch(current, p)
   const next = revised(current, p)
-  if (!ctx.ignoreAuth && !ctx.user?.sysadmin) {
-    // ckan: package_revise's own rule, then package_update's
-    if (!ctx.user) throw new NotAuthorized('Action package_revise requires an authenticated user')
-    await authorizePackageUpdate(ctx, next, row, current)
-  }
+  await rules.update(next, row, current)
   const guard = packageVersionGuard(row.id, version)
-  return updatePackage(ctx, next, row, current, { guard })
+  return updatePackage(ctx, next, row, current, rules.write, { guard })
 }
 
 const ATTEMPTS = 20
@@ -181,11 +186,11 @@ const ATTEMPTS = 20
  * Runs package_revise: a write that lost a race re-reads the dataset and checks the match again,
  * as CKAN's row lock would make it wait and then see the other write.
  */
-export async function revisePackage(ctx: ActionContext, p: ReviseParams) {
+export async function revisePackage(ctx: ActionContext, p: ReviseParams, rules: ReviseRules) {
   const ref = target(p)
   for (let attempt = 1; ; attempt++) {
     try {
-      const dict = await reviseOnce(ctx, ref, p)
+      const dict = await reviseOnce(ctx, ref, p, rules)
       if (!p.include) return { package: dict }
       const out = { package: structuredClone(dict) }
       filterGlobMatch(out, p.include)

@@ -4,8 +4,6 @@ import { eq } from 'drizzle-orm'
 import { activities, changeLog, packageExtras, packages } from '../db/schema'
 import type { ActionContext } from '../context'
 import { ValidationError, type ErrorDict } from '../errors'
-import { canAddDatasetToOrg } from '../auth/package'
-import { collaboratorMayNotMove } from '../auth/collaborator'
 import { packageActivityRow } from './activity'
 import { immutableJson } from '../lib/json'
 import { changeRow, packageDetail, type Change } from './changes'
@@ -31,17 +29,31 @@ import type { Stmt } from './write-batcher'
 
 const NAME_IN_USE = 'That URL is already in use.'
 
+/**
+ * What the caller may do while a dataset is written, decided by auth/ (`packageWritePolicy`) and
+ * asked here where the answer is a Validation Error or a kept membership rather than a refusal.
+ */
+export interface PackageWritePolicy {
+  /** ckan owner_org_validator: a collaborator who may not move the dataset elsewhere. */
+  mayNotMove(target: PackageRow): Promise<boolean>
+  /** The caller may put a dataset into this organization. */
+  mayAddToOrg(orgId: string): Promise<boolean>
+  /** The caller may add the dataset to, or take it out of, this group. */
+  mayChangeGroup(groupId: string): Promise<boolean>
+}
+
 /** Creates a dataset from a raw data dict (auth already checked); returns its package_show dict. */
 export async function createPackage(
   ctx: ActionContext,
   raw: Record<string, unknown>,
+  policy: PackageWritePolicy,
 ): Promise<PackageDict> {
   const privileged = !!ctx.user?.sysadmin || !!ctx.ignoreAuth
   const { input, errors } = checkPackage(raw, 'create', privileged)
   const look = await lookup(ctx, input, null)
-  const state = await resolve(ctx, input, look, errors, null)
+  const state = await resolve(ctx, input, look, errors, null, policy)
   if (Object.keys(errors).length) throw new ValidationError(errors)
-  return write(ctx, input, look, state, null, true)
+  return write(ctx, input, look, state, null, true, policy)
 }
 
 /**
@@ -54,14 +66,15 @@ export async function updatePackage(
   raw: Record<string, unknown>,
   target: PackageRow,
   current: PackageDict,
+  policy: PackageWritePolicy,
   opts: { guard?: Stmt; defaultViews?: boolean } = {},
 ): Promise<PackageDict> {
   const { input, errors } = checkPackage(raw, 'update', true)
   const look = await lookup(ctx, input, target)
-  const state = await resolve(ctx, input, look, errors, target)
+  const state = await resolve(ctx, input, look, errors, target, policy)
   if (Object.keys(errors).length) throw new ValidationError(errors)
   const cur = { row: target, dict: current }
-  return write(ctx, input, look, state, cur, opts.defaultViews ?? true, opts.guard)
+  return write(ctx, input, look, state, cur, opts.defaultViews ?? true, policy, opts.guard)
 }
 
 interface Resolved {
@@ -79,6 +92,7 @@ async function resolve(
   look: Lookups,
   errors: ErrorDict,
   target: PackageRow | null,
+  policy: PackageWritePolicy,
 ): Promise<Resolved> {
   const out: Resolved = { org: undefined, tags: [], subjectRels: [], objectRels: [] }
   const selfId = target?.id ?? input.id
@@ -100,7 +114,7 @@ async function resolve(
     if (target && (ref === undefined || ref === null)) out.org = undefined
     else if (!unowned) addError(errors, 'owner_org', 'An organization must be provided')
     else out.org = null
-  } else if (target && (await collaboratorMayNotMove(ctx, target))) {
+  } else if (target && (await policy.mayNotMove(target))) {
     // ckan: compared with the value as given, so even the current organization's name counts
     addError(errors, 'owner_org', 'You cannot move this dataset to another organization')
   } else {
@@ -109,7 +123,7 @@ async function resolve(
     else if (
       org.id !== target?.owner_org &&
       !ctx.ignoreAuth &&
-      !(await canAddDatasetToOrg(ctx, org.id))
+      !(await policy.mayAddToOrg(org.id))
     )
       addError(errors, 'owner_org', 'You cannot add a dataset to this organization')
     else out.org = org
@@ -182,6 +196,7 @@ async function write(
   r: Resolved,
   cur: Current | null,
   defaultViews: boolean,
+  policy: PackageWritePolicy,
   guard?: Stmt,
 ): Promise<PackageDict> {
   const db = ctx.db
@@ -257,6 +272,7 @@ async function write(
     cur?.dict ?? null,
     id,
     stmts,
+    (groupId) => policy.mayChangeGroup(groupId),
   )
 
   // Relationships: replaced when given.

@@ -19,6 +19,16 @@ import { assemblePackageDict, groupEntry, organizationEntry, relationshipEntry }
 import { markImmutable } from '../lib/json'
 
 export type PackageRow = typeof packages.$inferSelect
+
+/** What the read and edit rules (auth/package.ts) look at. */
+export interface PackageAuthInfo {
+  id: string
+  owner_org: string | null
+  private: boolean
+  state: string
+  creator_user_id: string | null
+}
+
 export type PackageDict = Record<string, unknown> & {
   id: string
   name: string

@@ -2,7 +2,7 @@
 import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import { changeLog, packageRelationships, packages } from '../db/schema'
 import type { ActionContext } from '../context'
-import type { PackageAuthInfo } from '../auth/package'
+import type { PackageAuthInfo } from './package'
 import { NotFound, ValidationError } from '../errors'
 import { pyRepr } from '../lib/py-repr'
 import { isEmptyValue, MISSING } from '../validation/fields'

@@ -7,7 +7,7 @@ import { isMissing, MISSING } from '../validation/fields'
 import { activityRow } from './activity'
 import { changeRow } from './changes'
 import { resourceDefaultViews } from './default-views'
-import { loadOnResourceWrite } from '../jobs/loader/enqueue'
+import type { RawStatement } from '../db/executor'
 import { loadPackage, packageDict, type PackageDict, type PackageRow } from './package'
 import { runWrite } from './package-write'
 import { checkResource } from './package-validate'
@@ -56,6 +56,13 @@ export async function shownResource(ctx: ActionContext, res: ResourceRow) {
   return { dict, shown }
 }
 
+/** What a resource write causes elsewhere (`before` undefined: the resource is new). */
+export type ResourceWriteEffects = (
+  ctx: ActionContext,
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown>,
+) => RawStatement[]
+
 /**
  * Writes `row` (a new or changed resource of `pkg`) with the dataset bump, change log, activity
  * and default views, and returns the resource dict. Validation errors are the resource's own.
@@ -65,6 +72,11 @@ export async function saveResource(
   pkg: PackageRow,
   raw: Record<string, unknown>,
   existing: ResourceRow | undefined,
+  /**
+   * Statements the change causes beyond the catalogue, written in the same batch: the actions
+   * pass the loader's rule (jobs/loader/enqueue.ts `loadOnResourceWrite`).
+   */
+  effects: ResourceWriteEffects = () => [],
 ): Promise<Record<string, unknown>> {
   const { res, errors } = checkResource(raw)
   if (res.core.id && !existing) {
@@ -99,7 +111,7 @@ export async function saveResource(
   const others = dict.resources.filter((r) => r.id !== row.id)
   const list = [...others, shown].sort((a, b) => (a.position as number) - (b.position as number))
   const views = resourceDefaultViews(ctx, before, shown)
-  const load = loadOnResourceWrite(ctx, before, shown)
+  const load = effects(ctx, before, shown)
   // changes_list: the resource itself, and its DataStore table when one appears or goes
   const logged = [changeRow('resource', row.id, 'upsert', existing?.state === 'active' ? 'updated' : 'created')]
   const hadTable = existing?.state === 'active' && !!existing.datastore_active

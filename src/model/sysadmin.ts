@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm'
 import { changeLog, users } from '../db/schema'
 import type { Deps, UserRow } from '../context'
-import { hashPassword } from '../auth/password'
+import { hashPassword } from '../lib/password'
 import { changeRow } from './changes'
 import { checkName, FieldFail } from '../validation/fields'
 

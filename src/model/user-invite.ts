@@ -3,7 +3,7 @@ import { toHex } from '../lib/hex'
 import { inArray } from 'drizzle-orm'
 import { users } from '../db/schema'
 import type { ActionContext } from '../context'
-import { hashPassword } from '../auth/password'
+import { hashPassword } from '../lib/password'
 import { checkName, FieldFail } from '../validation/fields'
 import { randomUrlSafe } from './api-token'
 

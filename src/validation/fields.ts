@@ -1,7 +1,6 @@
 // Shared validators (our validators.py): lenient about input encodings, strict with CKAN's messages.
 import { z } from 'zod'
 import { IntegrityError, ValidationError } from '../errors'
-import { isQueueName } from '../jobs/job-queue'
 import { parseBoundedJson } from '../lib/bounded-json'
 
 export const MISSING = 'Missing value'
@@ -251,4 +250,15 @@ export function assertListsOfDicts(input: Record<string, unknown>, keys: string[
       )
     }
   }
+}
+
+/** Whether a queue may have this name: 1 to 100 characters, no control characters. */
+export function isQueueName(queue: unknown): queue is string {
+  // eslint-disable-next-line no-control-regex
+  return (
+    typeof queue === 'string' &&
+    queue.length > 0 &&
+    queue.length <= 100 &&
+    !/[\u0000-\u001f\u007f]/.test(queue)
+  )
 }

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { BadRequest, ValidationError } from '../../errors'
 import { datastoreReaderOf } from '../../datastore/access'
+import { sqlSearchRules } from '../../auth/datastore'
 import { searchSql } from '../../datastore/sql-search'
 import { reqString } from '../../validation/fields'
 import { zodToErrorDict } from '../../validation/zod-errors'
@@ -33,6 +34,6 @@ allow-list are refused; each query has a time limit (service.datastore.sqlsearch
       throw new BadRequest('Action name not known: datastore_search_sql')
     const parsed = sqlParams.safeParse(input)
     if (!parsed.success) throw new ValidationError(zodToErrorDict(parsed.error))
-    return searchSql(ctx, datastoreReaderOf(ctx), parsed.data.sql)
+    return searchSql(ctx, datastoreReaderOf(ctx), parsed.data.sql, sqlSearchRules(ctx))
   },
 })

@@ -1,7 +1,7 @@
 // package_create: a new dataset with its resources, tags, extras and group memberships.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { authorizePackageCreate } from '../../auth/package'
+import { authorizePackageCreate, packageWritePolicy } from '../../auth/package'
 import { createPackage } from '../../model/package-write'
 
 export const packageCreate = defineAction({
@@ -64,5 +64,5 @@ To add the dataset to groups you must be a member of each of them.
 :rtype: dictionary`,
   auth: (ctx, input) => authorizePackageCreate(ctx, input),
   params: z.record(z.string(), z.unknown()),
-  run: (ctx, _params, input) => createPackage(ctx, input),
+  run: (ctx, _params, input) => createPackage(ctx, input, packageWritePolicy(ctx)),
 })

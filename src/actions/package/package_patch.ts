@@ -4,7 +4,7 @@ import { defineAction } from '../action'
 import type { ActionContext } from '../../context'
 import { ValidationError } from '../../errors'
 import { loadPackage, packageDict } from '../../model/package'
-import { authorizePackageUpdate } from '../../auth/package'
+import { authorizePackageUpdate, packageWritePolicy } from '../../auth/package'
 import { updatePackage } from '../../model/package-write'
 import { isMissing, MISSING } from '../../validation/fields'
 
@@ -42,6 +42,6 @@ The other parameters are those of package_create.
     const { relationships_as_subject: _s, relationships_as_object: _o, ...shown } = dict
     const merged: Record<string, unknown> = { ...shown, ...input, id: row.id }
     // ckan: resources a patch adds get no default views
-    return updatePackage(ctx, merged, row, dict, { defaultViews: false })
+    return updatePackage(ctx, merged, row, dict, packageWritePolicy(ctx), { defaultViews: false })
   },
 })

@@ -1,6 +1,7 @@
 // package_revise: a dataset update guarded by a match on its current values (safe concurrent edits).
 import { z } from 'zod'
 import { defineAction } from '../action'
+import { reviseRules } from '../../auth/package'
 import { reviseParams, revisePackage } from '../../model/package-revise'
 
 export const packageRevise = defineAction({
@@ -39,10 +40,11 @@ strings too, as form posts send them.
 
 :returns: {"package": <the updated dataset, filtered by include>}
 :rtype: dictionary`,
-  // ckan: the parameters, the match and package_show's rule come before the update rights
+  // ckan: the parameters, the match and package_show's rule come before the update rights, and
+  // package_update's rule judges the revised dict: auth/'s reviseRules are asked between the reads
   auth: 'anyone',
   params: z.record(z.string(), z.unknown()),
   async run(ctx, _params, input) {
-    return revisePackage(ctx, reviseParams(input))
+    return revisePackage(ctx, reviseParams(input), reviseRules(ctx))
   },
 })

@@ -4,7 +4,7 @@ import { defineAction } from '../action'
 import type { ActionContext } from '../../context'
 import { ValidationError } from '../../errors'
 import { loadPackage, packageDict } from '../../model/package'
-import { authorizePackageUpdate } from '../../auth/package'
+import { authorizePackageUpdate, packageWritePolicy } from '../../auth/package'
 import { updatePackage } from '../../model/package-write'
 import { isMissing } from '../../validation/fields'
 
@@ -46,6 +46,6 @@ The other parameters are those of package_create.
   params: z.record(z.string(), z.unknown()),
   async run(ctx, _params, input) {
     const { row, dict } = await updateTarget(ctx, input)
-    return updatePackage(ctx, input, row, dict)
+    return updatePackage(ctx, input, row, dict, packageWritePolicy(ctx))
   },
 })

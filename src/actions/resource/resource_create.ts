@@ -4,6 +4,7 @@ import { defineAction } from '../action'
 import { authorizeResourceCreate } from '../../auth/resource'
 import { loadPackage } from '../../model/package'
 import { requireId, saveResource } from '../../model/resource-write'
+import { loadOnResourceWrite } from '../../jobs/loader/enqueue'
 
 export const resourceCreate = defineAction({
   name: 'resource_create',
@@ -54,6 +55,6 @@ the file name as its url. Keys that are not resource fields are kept as extra fi
   params: z.record(z.string(), z.unknown()),
   async run(ctx, _params, input) {
     const pkg = await loadPackage(ctx, requireId(input, 'package_id'))
-    return saveResource(ctx, pkg, input, undefined)
+    return saveResource(ctx, pkg, input, undefined, loadOnResourceWrite)
   },
 })

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { loadPackage } from '../../model/package'
 import { authorizeResourceWrite } from '../../auth/resource'
+import { loadOnResourceWrite } from '../../jobs/loader/enqueue'
 import {
   loadResource,
   requireId,
@@ -31,6 +32,6 @@ The other parameters are those of resource_create (package_id is ignored).
     const res = await loadResource(ctx, requireId(input))
     const { shown } = await shownResource(ctx, res)
     const pkg = await loadPackage(ctx, res.package_id)
-    return saveResource(ctx, pkg, { ...shown, ...input, id: res.id }, res)
+    return saveResource(ctx, pkg, { ...shown, ...input, id: res.id }, res, loadOnResourceWrite)
   },
 })

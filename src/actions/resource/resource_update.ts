@@ -5,6 +5,7 @@ import { NotFound } from '../../errors'
 import { loadPackage } from '../../model/package'
 import { authorizeResourceWrite } from '../../auth/resource'
 import { loadResource, requireId, saveResource } from '../../model/resource-write'
+import { loadOnResourceWrite } from '../../jobs/loader/enqueue'
 
 const NOT_FOUND = 'Resource was not found.'
 
@@ -33,6 +34,6 @@ The other parameters are those of resource_create (package_id is ignored).
     const res = await loadResource(ctx, requireId(input), NOT_FOUND)
     if (res.state !== 'active') throw new NotFound(NOT_FOUND)
     const pkg = await loadPackage(ctx, res.package_id)
-    return saveResource(ctx, pkg, { ...input, id: res.id }, res)
+    return saveResource(ctx, pkg, { ...input, id: res.id }, res, loadOnResourceWrite)
   },
 })

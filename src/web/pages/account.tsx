@@ -2,7 +2,7 @@
 // Sign-in, sign-out and the dashboard.
 import { or, eq } from 'drizzle-orm'
 import { users } from '../../db/schema'
-import { verifyPassword } from '../../auth/password'
+import { verifyPassword } from '../../lib/password'
 import { readDataDict } from '../../http/params'
 import { bodyLimits } from '../../http/body-limits'
 import { DatasetList, actorNames } from '../components'

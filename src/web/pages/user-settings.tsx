@@ -4,7 +4,7 @@
 // /user/<name>/api-tokens (api_token_list / _create / _revoke: a new token is shown once). The user
 // themself or a sysadmin; for anyone else the pages are the 404 page.
 import { NotAuthorized, ValidationError } from '../../errors'
-import { verifyPassword } from '../../auth/password'
+import { verifyPassword } from '../../lib/password'
 import { findUser } from '../../model/user'
 import { text } from '../components'
 import { Crumbs, Layout } from '../layout'

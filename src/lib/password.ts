@@ -1,5 +1,5 @@
 // Salted slow password hashes with WebCrypto PBKDF2 (runs on Node and Workers alike).
-import { toHex } from '../lib/hex'
+import { toHex } from './hex'
 
 const enc = new TextEncoder()
 
