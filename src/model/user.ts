@@ -7,7 +7,7 @@ import type { DataDict } from '../data-dict'
 import { NotFound, ValidationError } from '../errors'
 import { hashPassword } from '../lib/password'
 import { checkName, FieldFail, isEmail, MISSING, toBool } from '../validation/fields'
-import { md5Hex } from './md5'
+import { md5Hex } from '../lib/hex'
 import { parseBoundedJson } from '../lib/bounded-json'
 
 export type { UserRow }

@@ -4,7 +4,7 @@ import { and, eq } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { activities, followers, groups, members, packages, users } from '../../src/db/schema'
 import { verifyPassword } from '../../src/lib/password'
-import { md5Hex } from '../../src/model/md5'
+import { md5Hex } from '../../src/lib/hex'
 import { setup, type Caller, type TestEnv } from '../helpers/setup'
 import { uniq } from '../helpers/make'
 
