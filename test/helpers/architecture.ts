@@ -1,4 +1,5 @@
-// STYLE.md §2's layering rules as pure checks over a list of source files (architecture.test.ts).
+// The architecture rules (layers, Node-only code, cycles, web off db, who constructs NotAuthorized)
+// as pure checks over a list of source files (architecture.test.ts).
 import { builtinModules } from 'node:module'
 
 /** One source file; `path` is relative to the repository root, e.g. `src/model/package.ts`. */
@@ -16,12 +17,22 @@ export interface ModuleRef {
 }
 
 interface Token {
-  kind: 'id' | 'str' | 'tpl' | 'num' | 'regex' | 'punct'
+  /** `jsx`: a JSX tag or JSX text (nothing in it is code). */
+  kind: 'id' | 'str' | 'tpl' | 'num' | 'regex' | 'punct' | 'jsx'
   value: string
   line: number
 }
 
-// After these keywords an expression starts, so `/` opens a regular expression.
+/** How to read a source: `jsx` for a .tsx file (JSX elements are markup, not code). */
+export interface ReadOptions {
+  jsx?: boolean
+}
+
+/** The read options a file's name implies. */
+export const readOptions = (path: string): ReadOptions => ({ jsx: path.endsWith('.tsx') })
+
+// After these keywords an expression starts, so `/` opens a regular expression (and `<` a JSX
+// element).
 const EXPRESSION_KEYWORDS = new Set([
   ...'return typeof instanceof in of new delete void throw'.split(' '),
   ...'case do else yield await extends'.split(' '),
@@ -29,15 +40,18 @@ const EXPRESSION_KEYWORDS = new Set([
 
 const ID_START = /[\p{ID_Start}$_]/u
 const ID_PART = /[\p{ID_Continue}$\u200c\u200d]/u
+// a JSX tag or attribute name: `a`, `my-el`, `svg:rect`, `Foo.Bar`
+const JSX_NAME = /[\p{ID_Continue}$\u200c\u200d.:-]/u
 
 /**
  * The tokens of a TypeScript source: comments dropped, string and template text kept as single
- * tokens (so nothing inside them looks like code), code inside `${…}` tokenised as code.
+ * tokens (so nothing inside them looks like code), code inside `${…}` tokenised as code. With
+ * `jsx`, an element where an expression may start is read as markup: tags and text become `jsx`
+ * tokens (an apostrophe or `import` in text is just text), attribute strings `str` tokens, and
+ * code inside `{…}` is tokenised as code.
  */
-export function tokenize(source: string): Token[] {
+export function tokenize(source: string, options: ReadOptions = {}): Token[] {
   const out: Token[] = []
-  // one entry per open `{`: true when it opened a template substitution
-  const braces: boolean[] = []
   let i = 0
   let line = 1
   const n = source.length
@@ -46,7 +60,7 @@ export function tokenize(source: string): Token[] {
   const count = (from: number, to: number) => {
     for (let k = from; k < to; k++) if (source.charCodeAt(k) === 10) line++
   }
-  const regexAllowed = () => {
+  const expressionMayStart = () => {
     const prev = out[out.length - 1]
     if (!prev) return true
     if (prev.kind === 'id') return EXPRESSION_KEYWORDS.has(prev.value)
@@ -70,7 +84,6 @@ export function tokenize(source: string): Token[] {
       } else if (c === '$' && source[k + 1] === '{') {
         count(start, k + 2)
         push('tpl', text, at)
-        braces.push(true)
         return { end: k + 2, open: true }
       } else {
         text += c
@@ -81,75 +94,186 @@ export function tokenize(source: string): Token[] {
     push('tpl', text, at)
     return { end: n, open: false }
   }
-  while (i < n) {
-    const c = source[i]!
-    if (c === '\n') {
-      line++
+  /** The JSX name at `from` (possibly empty: a fragment's `<>`). */
+  const jsxName = (from: number) => {
+    let k = from
+    while (k < n && JSX_NAME.test(source[k]!)) k++
+    return source.slice(from, k)
+  }
+  /**
+   * Whether the `<` at i opens a JSX element: an expression may start here, a name or `>`
+   * follows, and it is not a generic arrow function's type parameters (`<T,>`, `<T extends U>`).
+   */
+  const opensElement = () => {
+    if (!options.jsx || !expressionMayStart()) return false
+    const next = source[i + 1] ?? ''
+    if (next === '>') return true
+    if (!ID_START.test(next)) return false
+    const after = source.slice(i + 1 + jsxName(i + 1).length)
+    return !/^\s*,/.test(after) && !/^\s+extends\s/.test(after)
+  }
+  const skipSpace = () => {
+    while (i < n && /\s/.test(source[i]!)) {
+      if (source[i] === '\n') line++
       i++
-    } else if (c === ' ' || c === '\t' || c === '\r' || c === '\ufeff') {
-      i++
-    } else if (c === '/' && source[i + 1] === '/') {
+    }
+  }
+  /** A JSX element from its `<` at i to just after its closing tag (or `/>`). */
+  const element = () => {
+    const at = line
+    i++
+    const name = jsxName(i)
+    i += name.length
+    push('jsx', `<${name}`, at)
+    // attributes
+    for (;;) {
+      skipSpace()
+      if (i >= n) return
+      const c = source[i]!
+      if (c === '/' && source[i + 1] === '>') {
+        i += 2
+        push('jsx', '/>', line)
+        return
+      }
+      if (c === '>') {
+        i++
+        break
+      }
+      if (c === '/' && (source[i + 1] === '/' || source[i + 1] === '*')) comment()
+      else if (c === '{') embedded()
+      else if (c === '"' || c === "'") {
+        // attribute strings have no escapes and may span lines
+        const end = source.indexOf(c, i + 1)
+        const stop = end < 0 ? n : end
+        push('str', source.slice(i + 1, stop), line)
+        count(i, stop)
+        i = stop + 1
+      } else if (c === '<' && ID_START.test(source[i + 1] ?? '')) element()
+      else {
+        const attr = jsxName(i)
+        if (attr) push('jsx', attr, line)
+        i += attr.length || 1
+      }
+    }
+    // children, up to the closing tag
+    while (i < n) {
+      const c = source[i]!
+      if (c === '<' && source[i + 1] === '/') {
+        const end = source.indexOf('>', i)
+        const stop = end < 0 ? n : end + 1
+        push('jsx', source.slice(i, stop).replace(/\s+/g, ''), line)
+        count(i, stop)
+        i = stop
+        return
+      }
+      if (c === '<') element()
+      else if (c === '{') embedded()
+      else {
+        let k = i
+        while (k < n && source[k] !== '<' && source[k] !== '{') k++
+        push('jsx', source.slice(i, k), line)
+        count(i, k)
+        i = k
+      }
+    }
+  }
+  /** `{…}` inside JSX, from its `{` at i to just after its `}`: code. */
+  const embedded = () => {
+    push('punct', '{', line)
+    i++
+    code(true)
+  }
+  const comment = () => {
+    if (source[i + 1] === '/') {
       while (i < n && source[i] !== '\n') i++
-    } else if (c === '/' && source[i + 1] === '*') {
+    } else {
       const end = source.indexOf('*/', i + 2)
       const stop = end < 0 ? n : end + 2
       count(i, stop)
       i = stop
-    } else if (c === "'" || c === '"') {
-      let k = i + 1
-      let text = ''
-      while (k < n && source[k] !== c && source[k] !== '\n') {
-        if (source[k] === '\\') {
-          text += source[k + 1] ?? ''
-          k += 2
-        } else text += source[k++]
-      }
-      push('str', text, line)
-      count(i, k)
-      i = k + 1
-    } else if (c === '`') {
-      const t = templateText(i + 1)
-      // a template without substitutions is a plain string (`import(\`./x\`)`)
-      if (!t.open) out[out.length - 1]!.kind = 'str'
-      i = t.end
-    } else if (c === '}' && braces.length > 0 && braces[braces.length - 1]) {
-      braces.pop()
-      i = templateText(i + 1).end
-    } else if (c === '/' && regexAllowed()) {
-      let k = i + 1
-      let inClass = false
-      while (k < n && source[k] !== '\n') {
-        const d = source[k]
-        if (d === '\\') k++
-        else if (d === '[') inClass = true
-        else if (d === ']') inClass = false
-        else if (d === '/' && !inClass) break
-        k++
-      }
-      k++
-      while (k < n && ID_PART.test(source[k]!)) k++
-      push('regex', source.slice(i, k), line)
-      i = k
-    } else if (ID_START.test(c)) {
-      let k = i + 1
-      while (k < n && ID_PART.test(source[k]!)) k++
-      push('id', source.slice(i, k), line)
-      i = k
-    } else if (c >= '0' && c <= '9') {
-      let k = i + 1
-      while (k < n && /[\w.]/.test(source[k]!)) k++
-      push('num', source.slice(i, k), line)
-      i = k
-    } else if (c === '?' && source[i + 1] === '.' && !/\d/.test(source[i + 2] ?? '')) {
-      push('punct', '?.', line)
-      i += 2
-    } else {
-      if (c === '{') braces.push(false)
-      else if (c === '}') braces.pop()
-      push('punct', c, line)
-      i++
     }
   }
+  /** Code from i to the end, or with `nested` to just after the `}` closing an open `{`. */
+  const code = (nested: boolean) => {
+    // one entry per open `{`: true when it opened a template substitution
+    const braces: boolean[] = []
+    const template = (start: number) => {
+      const t = templateText(start)
+      if (t.open) braces.push(true)
+      return t
+    }
+    while (i < n) {
+      const c = source[i]!
+      if (c === '\n') {
+        line++
+        i++
+      } else if (c === ' ' || c === '\t' || c === '\r' || c === '\ufeff') {
+        i++
+      } else if (c === '/' && (source[i + 1] === '/' || source[i + 1] === '*')) {
+        comment()
+      } else if (c === "'" || c === '"') {
+        let k = i + 1
+        let text = ''
+        while (k < n && source[k] !== c && source[k] !== '\n') {
+          if (source[k] === '\\') {
+            text += source[k + 1] ?? ''
+            k += 2
+          } else text += source[k++]
+        }
+        push('str', text, line)
+        count(i, k)
+        i = k + 1
+      } else if (c === '`') {
+        const t = template(i + 1)
+        // a template without substitutions is a plain string (`import(\`./x\`)`)
+        if (!t.open) out[out.length - 1]!.kind = 'str'
+        i = t.end
+      } else if (c === '}' && braces.length > 0 && braces[braces.length - 1]) {
+        braces.pop()
+        i = template(i + 1).end
+      } else if (c === '}' && braces.length === 0 && nested) {
+        push('punct', c, line)
+        i++
+        return
+      } else if (c === '<' && opensElement()) {
+        element()
+      } else if (c === '/' && expressionMayStart()) {
+        let k = i + 1
+        let inClass = false
+        while (k < n && source[k] !== '\n') {
+          const d = source[k]
+          if (d === '\\') k++
+          else if (d === '[') inClass = true
+          else if (d === ']') inClass = false
+          else if (d === '/' && !inClass) break
+          k++
+        }
+        k++
+        while (k < n && ID_PART.test(source[k]!)) k++
+        push('regex', source.slice(i, k), line)
+        i = k
+      } else if (ID_START.test(c)) {
+        let k = i + 1
+        while (k < n && ID_PART.test(source[k]!)) k++
+        push('id', source.slice(i, k), line)
+        i = k
+      } else if (c >= '0' && c <= '9') {
+        let k = i + 1
+        while (k < n && /[\w.]/.test(source[k]!)) k++
+        push('num', source.slice(i, k), line)
+        i = k
+      } else if (c === '?' && source[i + 1] === '.' && !/\d/.test(source[i + 2] ?? '')) {
+        push('punct', '?.', line)
+        i += 2
+      } else {
+        if (c === '{') braces.push(false)
+        else if (c === '}') braces.pop()
+        push('punct', c, line)
+        i++
+      }
+    }
+  }
+  code(false)
   return out
 }
 
@@ -191,8 +315,8 @@ function braceList(tokens: Token[], open: number): { allTypes: boolean; end: num
 }
 
 /** The module references of a source: static imports, `export … from` and `import('…')`. */
-export function moduleRefs(source: string): ModuleRef[] {
-  const tokens = tokenize(source)
+export function moduleRefs(source: string, options: ReadOptions = {}): ModuleRef[] {
+  const tokens = tokenize(source, options)
   const refs: ModuleRef[] = []
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!
@@ -273,8 +397,9 @@ function normalize(path: string): string {
 }
 
 /**
- * The file a relative specifier names (tried as written, with `.ts`, as `/index.ts`, and `.js`
- * as `.ts`), or the normalised path when no listed file matches; undefined for a package.
+ * The file a relative specifier names (tried as written, with `.ts` or `.tsx`, as `/index.ts` or
+ * `/index.tsx`, and `.js` as `.ts` or `.tsx`), or the normalised path when no listed file matches;
+ * undefined for a package.
  */
 export function resolveSpecifier(
   from: string,
@@ -284,35 +409,151 @@ export function resolveSpecifier(
   if (specifier !== '.' && specifier !== '..' && !/^\.\.?\//.test(specifier)) return undefined
   const dir = from.includes('/') ? from.slice(0, from.lastIndexOf('/')) : ''
   const base = normalize(`${dir}/${specifier}`)
-  const candidates = [base, `${base}.ts`, `${base}/index.ts`]
-  if (base.endsWith('.js')) candidates.push(base.slice(0, -3) + '.ts')
+  const candidates = [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`]
+  if (base.endsWith('.js')) candidates.push(base.slice(0, -3) + '.ts', base.slice(0, -3) + '.tsx')
+  if (base.endsWith('.jsx')) candidates.push(base.slice(0, -4) + '.tsx')
   return candidates.find((c) => paths.has(c)) ?? base
 }
 
+/** The module references of a file, read as its extension says (.tsx with JSX). */
+export const refsOf = (f: SourceFile) => moduleRefs(f.source, readOptions(f.path))
+
 const inFolder = (path: string, folder: string) => path === folder || path.startsWith(folder + '/')
 
-const LOWER_LAYERS = ['src/model', 'src/auth', 'src/datastore', 'src/search']
-const UPPER_LAYERS = ['src/http', 'src/actions']
+/** One tier of the layering: folders (`src/db`) and top-level files (`src/errors.ts`). */
+export interface Tier {
+  level: number
+  name: string
+  members: readonly string[]
+}
 
 /**
- * Imports against the layering, type imports included: model, auth, datastore or search importing
- * http or actions, and src/lib (helpers free of dependencies) importing any other part of src/.
+ * The layering, lowest first: a file may import its own tier (peers import each other; the cycle
+ * rule still applies) and lower tiers, type-only imports included.
+ */
+export const TIERS: readonly Tier[] = [
+  {
+    level: 0,
+    name: 'base',
+    members: ['src/lib', 'src/errors.ts', 'src/data-dict.ts', 'src/context.ts'],
+  },
+  { level: 1, name: 'db', members: ['src/db', 'src/config'] },
+  {
+    level: 2,
+    name: 'model',
+    members: [
+      'src/model',
+      'src/datastore',
+      'src/search',
+      'src/storage',
+      'src/notify',
+      'src/validation',
+    ],
+  },
+  { level: 3, name: 'auth', members: ['src/auth'] },
+  { level: 4, name: 'jobs', members: ['src/jobs'] },
+  { level: 5, name: 'actions', members: ['src/actions'] },
+  {
+    level: 6,
+    name: 'surface',
+    members: ['src/http', 'src/web', 'src/mcp', 'src/dcat', 'src/openapi'],
+  },
+  { level: 7, name: 'runtime', members: ['src/runtime', 'src/app.ts'] },
+]
+
+/** The tier of a path (a listed file, or an unresolved target such as `src/errors`). */
+export function tierOf(path: string): Tier | undefined {
+  return TIERS.find((t) =>
+    t.members.some((m) =>
+      /\.tsx?$/.test(m) ? path === m || path === m.replace(/\.tsx?$/, '') : inFolder(path, m),
+    ),
+  )
+}
+
+const CONTEXT = 'src/context.ts'
+const isContext = (path: string) => path === CONTEXT || path === CONTEXT.slice(0, -3)
+
+/**
+ * Imports against the layering (TIERS): a file importing a higher tier, a type-only import as much
+ * as a value import, with two allowances: anything may import types from src/context.ts (which
+ * itself may import the types of every tier: it gathers the services' interfaces), and the model
+ * tier may import types (not values) from src/jobs/, the job queue's port. Also: src/lib imports
+ * nothing else from src/, and every file of src/ is in a tier.
  */
 export function layerViolations(files: readonly SourceFile[]): string[] {
   const paths = new Set(files.map((f) => f.path))
   const out: string[] = []
   for (const f of files) {
-    const lower = LOWER_LAYERS.some((l) => inFolder(f.path, l))
-    const lib = inFolder(f.path, 'src/lib')
-    if (!lower && !lib) continue
-    for (const ref of moduleRefs(f.source)) {
-      const target = resolveSpecifier(f.path, ref.specifier, paths)
-      if (!target) continue
-      const upward = lower
-        ? UPPER_LAYERS.some((l) => inFolder(target, l))
-        : inFolder(target, 'src') && !inFolder(target, 'src/lib')
-      if (upward) out.push(`${f.path}:${ref.line} imports ${target} ('${ref.specifier}')`)
+    const from = tierOf(f.path)
+    if (!from) {
+      if (inFolder(f.path, 'src')) out.push(`${f.path} is in no tier of the layer map`)
+      continue
     }
+    const lib = inFolder(f.path, 'src/lib')
+    for (const ref of refsOf(f)) {
+      const target = resolveSpecifier(f.path, ref.specifier, paths)
+      if (!target || !inFolder(target, 'src')) continue
+      const at = `${f.path}:${ref.line} imports ${target} ('${ref.specifier}')`
+      if (ref.typeOnly && isContext(target)) continue
+      if (lib && !inFolder(target, 'src/lib')) {
+        out.push(`${at}: src/lib may import only src/lib`)
+        continue
+      }
+      const to = tierOf(target)
+      if (!to || to.level <= from.level) continue
+      if (ref.typeOnly && f.path === CONTEXT) continue
+      const jobs = inFolder(target, 'src/jobs') && from.name === 'model'
+      if (jobs && ref.typeOnly) continue
+      const kind = ref.typeOnly ? 'a type-only import counts' : 'a value import'
+      const rule = jobs
+        ? `${from.name} tier may import only types from ${to.name} (the job queue's port)`
+        : `${from.name} tier (${from.level}) may not import ${to.name} tier (${to.level}); ${kind}`
+      out.push(`${at}: ${rule}`)
+    }
+  }
+  return out
+}
+
+/** src/web/ importing src/db/ at all, types included: pages go through actions and the model. */
+export function webDbViolations(files: readonly SourceFile[]): string[] {
+  const paths = new Set(files.map((f) => f.path))
+  const out: string[] = []
+  for (const f of files) {
+    if (!inFolder(f.path, 'src/web')) continue
+    for (const ref of refsOf(f)) {
+      const target = resolveSpecifier(f.path, ref.specifier, paths)
+      if (!target || !inFolder(target, 'src/db')) continue
+      const at = `${f.path}:${ref.line} imports ${target} ('${ref.specifier}')`
+      out.push(`${at}: web may not import db`)
+    }
+  }
+  return out
+}
+
+/** Where NotAuthorized may be constructed: the authorisation rules, and invoke (the gate). */
+const NOT_AUTHORIZED_HOMES = ['src/auth', 'src/actions/invoke.ts']
+const NOT_AUTHORIZED_RULE = 'only src/auth/ and src/actions/invoke.ts may'
+
+/** Lines where code (not a comment, string or JSX text) says `new NotAuthorized` or `new x.…`. */
+export function notAuthorizedUses(source: string, options: ReadOptions = {}): number[] {
+  const tokens = tokenize(source, options)
+  const lines: number[] = []
+  tokens.forEach((t, i) => {
+    if (!is(t, 'id', 'new')) return
+    let k = i + 1
+    while (is(tokens[k], 'id') && is(tokens[k + 1], 'punct', '.')) k += 2
+    if (is(tokens[k], 'id', 'NotAuthorized')) lines.push(t.line)
+  })
+  return lines
+}
+
+/** `new NotAuthorized` outside src/auth/ and src/actions/invoke.ts. */
+export function notAuthorizedViolations(files: readonly SourceFile[]): string[] {
+  const out: string[] = []
+  for (const f of files) {
+    if (NOT_AUTHORIZED_HOMES.some((h) => inFolder(f.path, h))) continue
+    for (const line of notAuthorizedUses(f.source, readOptions(f.path)))
+      out.push(`${f.path}:${line} constructs NotAuthorized: ${NOT_AUTHORIZED_RULE}`)
   }
   return out
 }
@@ -328,8 +569,8 @@ function isNodeOnly(specifier: string): boolean {
 const GLOBAL_OBJECTS = new Set(['globalThis', 'global', 'self', 'window'])
 
 /** Lines where code (not a comment or a string) reads `process`. */
-export function processUses(source: string): number[] {
-  const tokens = tokenize(source)
+export function processUses(source: string, options: ReadOptions = {}): number[] {
+  const tokens = tokenize(source, options)
   const lines: number[] = []
   tokens.forEach((t, i) => {
     if (!is(t, 'id', 'process')) return
@@ -357,9 +598,10 @@ export function runtimeViolations(files: readonly SourceFile[]): string[] {
   const out: string[] = []
   for (const f of files) {
     if (inFolder(f.path, 'src/runtime')) continue
-    for (const ref of moduleRefs(f.source))
+    for (const ref of refsOf(f))
       if (isNodeOnly(ref.specifier)) out.push(`${f.path}:${ref.line} imports '${ref.specifier}'`)
-    for (const line of processUses(f.source)) out.push(`${f.path}:${line} uses process`)
+    for (const line of processUses(f.source, readOptions(f.path)))
+      out.push(`${f.path}:${line} uses process`)
   }
   return out
 }
@@ -370,7 +612,7 @@ function runtimeGraph(files: readonly SourceFile[]): Map<string, string[]> {
   const graph = new Map<string, string[]>()
   for (const f of files) {
     const targets = new Set<string>()
-    for (const ref of moduleRefs(f.source)) {
+    for (const ref of refsOf(f)) {
       if (ref.typeOnly) continue
       const target = resolveSpecifier(f.path, ref.specifier, paths)
       if (target && paths.has(target)) targets.add(target)
