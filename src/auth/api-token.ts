@@ -78,3 +78,8 @@ export async function requireCanRevokeToken(ctx: ActionContext, input: DataDict)
   if (token?.user_id !== ctx.user.id)
     throw new NotAuthorized(`User ${callerName(ctx)} not authorized to revoke this API token`)
 }
+
+/** The token page revokes only a token of the user whose page it is (`tokens`: that user's). */
+export function requireTokenAmong(tokens: Record<string, unknown>[], jti: string) {
+  if (!tokens.some((t) => t.id === jti)) throw new NotAuthorized()
+}

@@ -71,7 +71,7 @@ async function orgRulesAllowEdit(
 
 export async function requireCanEditPackage(
   ctx: ActionContext,
-  pkg: PackageAuthInfo,
+  pkg: Pick<PackageAuthInfo, 'owner_org' | 'id'>,
   perm: Permission = 'update_dataset',
 ) {
   if (!(await canEditPackage(ctx, pkg, perm)))

@@ -38,3 +38,8 @@ export async function requireCanEditUser(ctx: ActionContext, input: DataDict, ve
   if (ctx.user.id !== target.id)
     throw new NotAuthorized(`User ${callerName(ctx)} not authorized to ${verb} user ${target.id}`)
 }
+
+/** A user's own settings pages (profile, API tokens): that user or a sysadmin; others learn nothing. */
+export function requireSelfOrSysadmin(ctx: ActionContext, row: { id: string }) {
+  if (!ctx.user || (ctx.user.id !== row.id && !ctx.user.sysadmin)) throw new NotAuthorized()
+}

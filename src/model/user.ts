@@ -2,7 +2,7 @@
 import { and, eq, inArray, ne, or, sql } from 'drizzle-orm'
 import { pyStr } from '../lib/py-repr'
 import { packages, users } from '../db/schema'
-import type { ActionContext, UserRow } from '../context'
+import type { ActionContext, Deps, UserRow } from '../context'
 import type { DataDict } from '../data-dict'
 import { NotFound, ValidationError } from '../errors'
 import { hashPassword } from '../lib/password'
@@ -60,6 +60,22 @@ export function forgetUsers(ctx: ActionContext) {
 }
 
 /** Whether the caller sees this user's private fields (CKAN: the user themself or a sysadmin). */
+/** The active user with this id, or null (the session cookie's user). */
+export async function activeUser(deps: Pick<Deps, 'db'>, id: string): Promise<UserRow | null> {
+  const [row] = await deps.db.select().from(users).where(eq(users.id, id)).limit(1)
+  return row && row.state === 'active' ? row : null
+}
+
+/**
+ * The user a sign-in or reset form names by user name or e-mail address: an address several
+ * accounts share names none of them (the user name must be given then).
+ */
+export async function userByLogin(deps: Pick<Deps, 'db'>, login: string): Promise<UserRow | undefined> {
+  if (!login) return undefined
+  const rows = await deps.db.select().from(users).where(or(eq(users.name, login), eq(users.email, login))).limit(2)
+  return rows.length === 1 ? rows[0] : rows.find((r) => r.name === login)
+}
+
 export const isSelfOrSysadmin = (ctx: ActionContext, row: Pick<UserRow, 'id'>) =>
   !!ctx.user && (ctx.user.sysadmin || ctx.user.id === row.id)
 

@@ -3,10 +3,9 @@
 // in a hidden field), and a limit on failed sign-ins per user name and per client address.
 import { sign, verify } from 'hono/jwt'
 import { parse as parseCookies, serialize as serializeCookie } from 'hono/utils/cookie'
-import { eq, inArray, lt, sql } from 'drizzle-orm'
-import { loginFailures, users } from '../db/schema'
 import type { Deps, UserRow } from '../context'
 import { storedSecret } from '../model/site-secret'
+import { activeUser } from '../model/user'
 import { toHex } from '../lib/hex'
 
 export const SESSION_COOKIE = 'ckan_session'
@@ -56,8 +55,7 @@ export async function sessionUser(deps: Deps, req: Request): Promise<UserRow | n
     return null
   }
   if (typeof sub !== 'string') return null
-  const [row] = await deps.db.select().from(users).where(eq(users.id, sub)).limit(1)
-  return row && row.state === 'active' ? row : null
+  return activeUser(deps, sub)
 }
 
 /** A fresh CSRF token: 32 random bytes as hex. */
@@ -80,51 +78,9 @@ export function csrfOk(req: Request, field: unknown, siteUrl: string): boolean {
   return origin === new URL(req.url).origin || origin === site
 }
 
-const WINDOW_MS = 15 * 60_000
 /** The client address as the proxy in front says it, else "local". */
 export function clientAddress(req: Request): string {
   return req.headers.get('cf-connecting-ip') ?? req.headers.get('x-forwarded-for')?.split(',')[0]?.trim() ?? 'local'
 }
 
-/**
- * Minutes until `keys` may try again (0: now): a key with service.auth.login_attempts failures in
- * its 15-minute window waits for the window's end. Counted in the catalogue database
- * (`login_failure`), so every process and isolate shares the counts.
- */
-export async function loginBlockedFor(deps: Deps, keys: string[]): Promise<number> {
-  if (!keys.length) return 0
-  const limit = deps.config.int('service.auth.login_attempts') || 10
-  const now = Date.now()
-  const rows = await deps.db.select().from(loginFailures).where(inArray(loginFailures.key, keys))
-  let wait = 0
-  for (const f of rows) {
-    if (now - f.since < WINDOW_MS && f.n >= limit) wait = Math.max(wait, Math.ceil((f.since + WINDOW_MS - now) / 60_000))
-  }
-  return wait
-}
-
-/** One more failure for each key (a window that ended starts again at 1); ended windows go. */
-export async function recordLoginFailure(deps: Deps, keys: string[]) {
-  const now = Date.now()
-  const ended = now - WINDOW_MS
-  await deps.db.batch([
-    deps.db.delete(loginFailures).where(lt(loginFailures.since, ended)),
-    ...keys.map((key) =>
-      deps.db
-        .insert(loginFailures)
-        .values({ key, n: 1, since: now })
-        .onConflictDoUpdate({
-          target: loginFailures.key,
-          // both read the row as it was: a window that ended restarts at this failure
-          set: {
-            n: sql`CASE WHEN ${loginFailures.since} < ${ended} THEN 1 ELSE ${loginFailures.n} + 1 END`,
-            since: sql`CASE WHEN ${loginFailures.since} < ${ended} THEN ${now} ELSE ${loginFailures.since} END`,
-          },
-        }),
-    ),
-  ] as never)
-}
-
-export async function clearLoginFailures(deps: Deps, keys: string[]) {
-  if (keys.length) await deps.db.delete(loginFailures).where(inArray(loginFailures.key, keys))
-}
+export { clearLoginFailures, loginBlockedFor, recordLoginFailure } from '../model/login-failure'

@@ -1,7 +1,6 @@
 /** @jsxImportSource hono/jsx */
 // Sign-in, sign-out and the dashboard.
-import { or, eq } from 'drizzle-orm'
-import { users } from '../../db/schema'
+import { userByLogin } from '../../model/user'
 import { verifyPassword } from '../../lib/password'
 import { readDataDict } from '../../http/params'
 import { bodyLimits } from '../../http/body-limits'
@@ -88,10 +87,7 @@ export async function login(page: Page): Promise<Outcome> {
   if (wait) {
     return { view: loginView(page, { error: `Too many failed sign-ins. Try again in ${wait} minute${wait === 1 ? '' : 's'}.`, login, cameFrom }), status: 429 }
   }
-  const rows = login
-    ? await page.deps.db.select().from(users).where(or(eq(users.name, login), eq(users.email, login))).limit(2)
-    : []
-  const user = rows.length === 1 ? rows[0] : rows.find((r) => r.name === login)
+  const user = await userByLogin(page.deps, login)
   const good = !!user && user.state === 'active' && !!user.password_hash && (await verifyPassword(password, user.password_hash))
   if (!good) {
     await recordLoginFailure(page.deps, keys)

@@ -4,8 +4,8 @@
 // /<kind>/member_delete/<name>). The actions (<kind>_create, _patch, _delete, _member_create,
 // _member_delete) validate and authorize; the pages of a group the caller does not administer are
 // the 404 page.
-import { NotAuthorized, ValidationError } from '../../errors'
-import { isGroupAdmin } from '../../auth/group'
+import { NotAuthorized, NotFound, ValidationError } from '../../errors'
+import { requireCanEditGroup } from '../../auth/group'
 import { findGroup } from '../../model/group'
 import { text } from '../components'
 import { Crumbs, Layout } from '../layout'
@@ -25,7 +25,8 @@ const titleOf = (g: Dict) => text(g.display_name) || text(g.title) || text(g.nam
 /** The group `id` of this kind, if the caller administers it (else the 404 page). */
 async function administered(page: Page, kind: Kind, id: string): Promise<Dict> {
   const row = await findGroup(page.ctx, id)
-  if (!row || row.state === 'deleted' || row.is_organization !== (kind === 'organization') || !(await isGroupAdmin(page.ctx, row))) throw new NotAuthorized()
+  if (!row || row.state === 'deleted' || row.is_organization !== (kind === 'organization')) throw new NotFound()
+  await requireCanEditGroup(page.ctx, row)
   return call<Dict>(page, `${kind}_show`, { id: row.id, include_datasets: false, include_users: true, include_extras: false, include_groups: false, include_tags: false, include_followers: false })
 }
 

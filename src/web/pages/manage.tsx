@@ -6,7 +6,7 @@
 // validate and authorize, and a page for someone who may not edit is the 404 page, as for a
 // private dataset.
 import { NotAuthorized, NotFound, ValidationError } from '../../errors'
-import { canEditPackage } from '../../auth/package'
+import { requireCanEditPackage } from '../../auth/package'
 import { readDataDict } from '../../http/params'
 import { bodyLimits } from '../../http/body-limits'
 import { stageInto } from '../../http/stage-upload'
@@ -18,7 +18,7 @@ import { CSRF_FIELD } from '../session'
 import { readForm, type Outcome } from './account'
 import { DatasetForm } from './publish'
 import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, UserRoleForm, UserRoleTable, type Errors } from '../forms'
-import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collaborator'
+import { collaboratorsEnabled, requireCanManageCollaborators } from '../../auth/collaborator'
 
 type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
@@ -27,7 +27,7 @@ const titleOf = (d: Dict) => str(d.title) || str(d.name)
 /** The dataset, if the caller may edit it (else the 404 page). */
 async function editable(page: Page, id: string): Promise<Dict> {
   const d: Dict = await call(page, 'package_show', { id })
-  if (!(await canEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id }))) throw new NotAuthorized()
+  await requireCanEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id })
   return d
 }
 
@@ -241,7 +241,7 @@ export async function deleteResource(page: Page, id: string, rid: string): Promi
 async function collaboratedDataset(page: Page, id: string): Promise<Dict> {
   if (!collaboratorsEnabled(page.ctx)) throw new NotFound()
   const d: Dict = await call(page, 'package_show', { id })
-  if (!(await canManageCollaborators(page.ctx, { id: d.id, owner_org: d.owner_org ?? null, creator_user_id: d.creator_user_id ?? null }))) throw new NotAuthorized()
+  await requireCanManageCollaborators(page.ctx, { id: d.id, owner_org: d.owner_org ?? null, creator_user_id: d.creator_user_id ?? null }, 'manage collaborators of this dataset')
   return d
 }
 

@@ -2,8 +2,8 @@
 // Publishing in the browser: a new dataset (/dataset/new), a resource by upload or link
 // (/dataset/<name>/resource/new), and follow/unfollow buttons. Every form carries the CSRF token;
 // the actions do the validation and authorization, and their messages are shown by the fields.
-import { NotAuthorized, ValidationError } from '../../errors'
-import { canEditPackage } from '../../auth/package'
+import { ValidationError } from '../../errors'
+import { requireCanEditPackage } from '../../auth/package'
 import { readDataDict } from '../../http/params'
 import { bodyLimits } from '../../http/body-limits'
 import { stageInto } from '../../http/stage-upload'
@@ -141,7 +141,7 @@ export async function createDataset(page: Page): Promise<Outcome> {
 
 export async function newResourceView(page: Page, id: string, values: Dict = {}, errors: Errors = {}) {
   const d: Dict = await call(page, 'package_show', { id })
-  if (!(await canEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id }))) throw new NotAuthorized()
+  await requireCanEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id })
   const href = `/dataset/${encodeURIComponent(d.name)}`
   return (
     <Layout page={page} title={`Add data - ${str(d.title) || str(d.name)}`}>

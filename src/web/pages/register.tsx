@@ -4,8 +4,7 @@
 // address) and /user/reset/<id>?key=… (the link's page: a new password; also where user_invite's
 // invitation leads). Forms carry the CSRF token; requests that send mail or make accounts are
 // limited per client address like sign-ins.
-import { eq, or } from 'drizzle-orm'
-import { users } from '../../db/schema'
+import { userByLogin } from '../../model/user'
 import { NotAuthorized, ValidationError } from '../../errors'
 import { mailUser, MailerNotConfigured } from '../../notify/mailer'
 import { resetLink } from '../../notify/invite'
@@ -128,9 +127,7 @@ export async function requestReset(page: Page): Promise<Outcome> {
   const login = str(form.user).trim()
   const wait = await throttled(page, 'reset')
   if (wait) return { view: resetRequestView(page, { error: tooMany(wait), login }), status: 429 }
-  const rows = login ? await page.deps.db.select().from(users).where(or(eq(users.name, login), eq(users.email, login))).limit(2) : []
-  // an address several accounts share names none of them: the user name must be given then
-  const user = rows.length === 1 ? rows[0] : rows.find((r) => r.name === login)
+  const user = await userByLogin(page.deps, login)
   if (user && user.email && (user.state === 'active' || user.state === 'pending')) {
     const key = await createResetKey(page.ctx, user)
     const site = siteInfo(page).title

@@ -3,7 +3,9 @@
 // password: user_update, the current password asked for a new password or e-mail) and
 // /user/<name>/api-tokens (api_token_list / _create / _revoke: a new token is shown once). The user
 // themself or a sysadmin; for anyone else the pages are the 404 page.
-import { NotAuthorized, ValidationError } from '../../errors'
+import { ValidationError } from '../../errors'
+import { requireSelfOrSysadmin } from '../../auth/user'
+import { requireTokenAmong } from '../../auth/api-token'
 import { verifyPassword } from '../../lib/password'
 import { findUser } from '../../model/user'
 import { text } from '../components'
@@ -20,8 +22,7 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '')
 /** The user `id` (with private fields), if the caller is that user or a sysadmin. */
 async function ownAccount(page: Page, id: string): Promise<Dict> {
   const u: Dict = await call(page, 'user_show', { id })
-  const me = page.ctx.user!
-  if (me.id !== u.id && !me.sysadmin) throw new NotAuthorized()
+  requireSelfOrSysadmin(page.ctx, u as { id: string })
   return u
 }
 
@@ -216,7 +217,7 @@ export async function revokeApiToken(page: Page, id: string, jti: string): Promi
   const u = await ownAccount(page, id)
   // only a token of this user (api_token_revoke lets a sysadmin revoke anyone's)
   const tokens = await call<Dict[]>(page, 'api_token_list', { user: u.name })
-  if (!tokens.some((tk) => tk.id === jti)) throw new NotAuthorized()
+  requireTokenAmong(tokens, jti)
   await call(page, 'api_token_revoke', { jti })
   return { redirect: `${userHref(u)}/api-tokens` }
 }
