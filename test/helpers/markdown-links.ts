@@ -26,9 +26,8 @@ function proseLines(text: string): { line: number; text: string }[] {
       else if (mark[0] === fence[0] && mark.length >= fence.length) fence = null
       return
     }
-    // an indented code block (4 spaces after a blank line) is code too
-    if (fence === null && !/^( {4}|\t)/.test(raw)) out.push({ line: i + 1, text: raw })
-    else if (fence === null && /^( {4}|\t)\s*[-*\d|]/.test(raw)) out.push({ line: i + 1, text: raw })
+    // indented code blocks are read as prose: a link there is checked too, never missed
+    if (fence === null) out.push({ line: i + 1, text: raw })
   })
   return out
 }
