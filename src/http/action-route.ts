@@ -1,8 +1,8 @@
 // GET|POST /api/3/action/:name and /api/action/:name: data dict in, CKAN envelope out.
 import type { Hono } from 'hono'
-import { registry } from '../actions'
-import { invoke } from '../actions/invoke'
-import { apiKeyFrom, userForKey } from '../auth/api-key'
+import { actionNamed, callAction } from '../actions/call'
+import { apiKeyFrom } from '../auth/api-key'
+import { contextFor, requestCaller } from './request-context'
 import type { ActionContext, Deps } from '../context'
 import type { DataDict } from '../data-dict'
 import { BadRequest } from '../errors'
@@ -14,29 +14,6 @@ import { stageInto } from './stage-upload'
 import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch, isCacheable, TABLE_READS } from './http-cache'
 import { findTableByName } from '../datastore/registry'
 import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
-
-/** A per-request context for `deps`, with the caller resolved from the request headers. */
-export async function requestContext(deps: Deps, headers: Headers | null): Promise<ActionContext> {
-  return contextFor(deps, await requestCaller(deps, headers))
-}
-
-/**
- * The caller the request's key names (null: anonymous), once every write committed before the
- * request began is seen (caches follow the change log).
- */
-async function requestCaller(deps: Deps, headers: Pick<Headers, 'get'> | null): Promise<ActionContext['user']> {
-  const key = headers ? apiKeyFrom(headers, deps.config.str('apikey_header_name')) : null
-  await deps.changes.catchUp({ shareTurn: true })
-  return key ? await userForKey(deps, key) : null
-}
-
-/** The budget covers the call's own work, not the catching up it found waiting. */
-const contextFor = (deps: Deps, user: ActionContext['user']): ActionContext => ({
-  ...deps,
-  user,
-  memo: new Map(),
-  deadline: Date.now() + deps.config.int('service.action.timeout_ms'),
-})
 
 /**
  * The validators of a GET answer: the ETag (the help URL carries the site URL, which answers hold,
@@ -127,7 +104,7 @@ export async function notModifiedBeforeApp(
     const parsed = new URL(url)
     const m = ACTION_PATH.exec(parsed.pathname)
     const name = m && decodeURIComponent(m[1]!)
-    const action = name ? registry.get(name) : undefined
+    const action = name ? actionNamed(name) : undefined
     if (!name || !action || !isCacheable(name, action.readOnly)) return null
     const data = queryDataDict(parsed, bodyLimits(deps.config))
     const callback = 'callback' in data ? String(data.callback) : undefined
@@ -149,7 +126,7 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
     const staged: StagedUpload[] = []
     let deps: Deps | undefined
     try {
-      const action = registry.get(name)
+      const action = actionNamed(name)
       if (!action) throw new BadRequest(`Action name not known: ${name}`)
       if (req.method === 'GET' && !action.readOnly) {
         throw new BadRequest('JSON Error: Invalid request. Please use POST method for your request')
@@ -187,13 +164,7 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       }
       const ctx = contextFor(deps, user)
       ctx.requestUrl = req.url
-      let result: unknown
-      try {
-        result = await invoke(ctx, action, data)
-      } finally {
-        // A write action may have committed: later requests of this turn must look again.
-        if (!action.readOnly) deps.changes.touched()
-      }
+      const result = await callAction(ctx, name, data)
       const res = ok(help, result, req.method === 'GET' ? callback : undefined)
       if (validators) for (const [k, v] of Object.entries(validators)) res.headers.set(k, v)
       const shared = deps.config.int('service.http.s_maxage')

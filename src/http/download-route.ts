@@ -3,7 +3,7 @@
 // may not read answers 404, as an unknown resource does, so a private file's existence never leaks.
 import type { Hono } from 'hono'
 import type { DepsResolver } from './deps-source'
-import { requestContext } from './action-route'
+import { requestContext } from './request-context'
 import { canReadPackage } from '../auth/package'
 import { NotFound, ValidationError } from '../errors'
 import { loadPackage } from '../model/package'

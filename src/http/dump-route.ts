@@ -13,7 +13,7 @@ import {
   type DumpFormat,
 } from '../datastore/dump'
 import { FieldFail, toBool, toInt } from '../validation/fields'
-import { requestContext } from './action-route'
+import { requestContext } from './request-context'
 import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch } from './http-cache'
 import { parseBoundedJson } from '../lib/bounded-json'
 import { canReadTable } from '../auth/datastore'

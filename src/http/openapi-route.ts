@@ -6,9 +6,8 @@ import { asciiJson } from '../lib/json'
 import { openApiDocument } from '../openapi/document'
 import { mcpResponse } from '../mcp/server'
 import { tableDocument, type TableField } from '../openapi/datastore'
-import { registry } from '../actions'
-import { invoke } from '../actions/invoke'
-import { requestContext } from './action-route'
+import { callAction } from '../actions/call'
+import { requestContext } from './request-context'
 import { fail, helpUrl } from './envelope'
 import type { DepsResolver } from './deps-source'
 
@@ -35,8 +34,8 @@ export function mountOpenApiRoutes(app: Hono, source: DepsResolver) {
       const deps = await source.of(c.req.raw)
       const ctx = await requestContext(deps, c.req.raw.headers)
       const id = c.req.param('id')
-      const found = (await invoke(ctx, registry.get('datastore_search')!, { resource_id: id, limit: 0, include_total: false })) as { fields: TableField[] }
-      const resource = (await invoke(ctx, registry.get('resource_show')!, { id }).catch(() => ({}))) as { name?: string }
+      const found = await callAction<{ fields: TableField[] }>(ctx, 'datastore_search', { resource_id: id, limit: 0, include_total: false })
+      const resource = await callAction<{ name?: string }>(ctx, 'resource_show', { id }).catch(() => ({}) as { name?: string })
       const doc = tableDocument(deps.config.str('service.site_url'), id, resource.name ?? '', found.fields)
       return new Response(asciiJson(doc), {
         headers: { 'content-type': 'application/json;charset=utf-8', 'cache-control': ctx.user ? 'private, no-cache' : 'public, max-age=60' },

@@ -13,13 +13,12 @@
 // An empty or absent search text answers the empty result without calling the action. The
 // first value of a repeated parameter counts. `callback=` wraps a 200 answer as JSONP.
 import type { Hono } from 'hono'
-import { registry } from '../actions'
-import { invoke } from '../actions/invoke'
+import { callAction } from '../actions/call'
 import type { DataDict } from '../actions/action'
 import type { DepsResolver } from './deps-source'
 import { asciiJson } from '../lib/json'
 import { escapeHtml, fail, helpUrl } from './envelope'
-import { requestContext } from './action-route'
+import { requestContext } from './request-context'
 
 interface UtilRoute {
   path: string
@@ -108,7 +107,7 @@ export function mountUtilRoutes(app: Hono, source: DepsResolver) {
       if (q) {
         // As on the action route, a JSONP request runs anonymously.
         const ctx = await requestContext(await source.of(req), callback === null ? req.headers : null)
-        result = (await invoke(ctx, registry.get(route.action)!, route.data(q, args))) as unknown[]
+        result = await callAction<unknown[]>(ctx, route.action, route.data(q, args))
       }
       return finishOk(route.wrap(result), callback)
     } catch (err) {

@@ -12,11 +12,10 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
-import { registry } from '../actions'
-import { invoke } from '../actions/invoke'
+import { actionNamed, callAction } from '../actions/call'
 import type { ActionContext } from '../context'
 import { ActionError } from '../errors'
-import { requestContext } from '../http/action-route'
+import { requestContext } from '../http/request-context'
 import type { DepsResolver } from '../http/deps-source'
 import { actionParamsSchema, parseHelp } from '../openapi/document'
 
@@ -91,7 +90,7 @@ function toolResult(name: string, input: Dict, args: Dict, result: any): Dict {
 const definitions = new Map<string, ReturnType<typeof toolDefinition>>()
 
 function toolsFor(ctx: ActionContext) {
-  const names = [...READ_TOOLS, ...(ctx.user ? WRITE_TOOLS : [])].filter((n) => registry.has(n))
+  const names = [...READ_TOOLS, ...(ctx.user ? WRITE_TOOLS : [])].filter((n) => actionNamed(n) !== undefined)
   return names.map((name) => {
     let def = definitions.get(name)
     if (!def) definitions.set(name, (def = toolDefinition(name)))
@@ -100,7 +99,7 @@ function toolsFor(ctx: ActionContext) {
 }
 
 function toolDefinition(name: string) {
-  const a = registry.get(name)!
+  const a = actionNamed(name)!
   const doc = parseHelp(a.help)
   const schema = actionParamsSchema(a, doc.params) as Dict
   schema.properties = {
@@ -134,7 +133,7 @@ function serverFor(ctx: ActionContext, siteTitle: string) {
     }
     const input = toolInput(name, args)
     try {
-      const result = await invoke(ctx, registry.get(name)!, input)
+      const result = await callAction(ctx, name, input)
       const out = toolResult(name, input, args, result)
       return { content: [{ type: 'text' as const, text: JSON.stringify(out) }], structuredContent: typeof out === 'object' && out !== null && !Array.isArray(out) ? out : { result: out } }
     } catch (e) {
@@ -156,8 +155,8 @@ function serverFor(ctx: ActionContext, siteTitle: string) {
     const id = decodeURIComponent(m[2]!)
     const value =
       m[1] === 'dataset'
-        ? await invoke(ctx, registry.get('package_show')!, { id })
-        : await invoke(ctx, registry.get('datastore_search')!, { resource_id: id, limit: 0 }).then((r: any) => ({ resource_id: id, fields: r.fields, total: r.total }))
+        ? await callAction(ctx, 'package_show', { id })
+        : await callAction(ctx, 'datastore_search', { resource_id: id, limit: 0 }).then((r: any) => ({ resource_id: id, fields: r.fields, total: r.total }))
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }] }
   })
   return server

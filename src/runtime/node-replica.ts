@@ -15,7 +15,7 @@ import { migrate } from 'drizzle-orm/libsql/migrator'
 import { schema } from '../db/schema'
 import { retryBusy } from '../db/busy'
 import { mutex } from '../datastore/store'
-import { registry } from '../actions'
+import { actionNamed } from '../actions/call'
 import { MIGRATIONS_DIR, type OpenedDb } from './node-db'
 
 export interface ReplicaOptions {
@@ -250,6 +250,6 @@ export async function openReplicaCatalogDb(url: string, opts: ReplicaOptions): P
 /** Whether a request calls a catalogue action that writes (its replica syncs first). */
 export function isWriteActionRequest(req: Request): boolean {
   const m = /^\/api\/(?:\d\/)?action\/([^/?#]+)/.exec(new URL(req.url).pathname)
-  const action = m ? registry.get(decodeURIComponent(m[1]!)) : undefined
+  const action = m ? actionNamed(decodeURIComponent(m[1]!)) : undefined
   return !!action && !action.readOnly
 }

@@ -1,11 +1,10 @@
 // What every web page does before rendering: the request's services and caller (the same
 // requestContext as the Action API, so the same authorization), and actions called in-process.
-import { registry } from '../actions'
-import { invoke } from '../actions/invoke'
+import { callAction } from '../actions/call'
 import type { ActionContext, Deps } from '../context'
 import type { DataDict } from '../data-dict'
 import type { DepsResolver } from '../http/deps-source'
-import { requestContext } from '../http/action-route'
+import { requestContext } from '../http/request-context'
 import { CSRF_COOKIE, cookie, newCsrfToken, readCookies, sessionUser } from './session'
 
 export interface Page {
@@ -48,9 +47,7 @@ export async function openPage(source: DepsResolver, req: Request, opts: { anony
 
 /** Runs action `name` as the page's caller: its errors (Not Found, Authorization…) propagate. */
 export function call<R = any>(page: Page, name: string, data: DataDict = {}): Promise<R> {
-  const action = registry.get(name)
-  if (!action) throw new Error(`no action ${name}`)
-  return invoke(page.ctx, action, data) as Promise<R>
+  return callAction<R>(page.ctx, name, data)
 }
 
 /** The site's settings a layout shows (runtime-editable through config_option_update). */

@@ -4,7 +4,7 @@ import { and, eq } from 'drizzle-orm'
 import { setup, type Caller, type TestEnv } from '../helpers/setup'
 import { uniq } from '../helpers/make'
 import { activities, members, packages, resources } from '../../src/db/schema'
-import { requestContext } from '../../src/http/action-route'
+import { requestContext } from '../../src/http/request-context'
 import { runWrite } from '../../src/model/package-write'
 import { ValidationError } from '../../src/errors'
 
