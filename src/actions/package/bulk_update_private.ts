@@ -7,7 +7,7 @@ import { bulkUpdateDatasets, bulkUpdateParams } from '../../model/package-bulk'
 type BulkChange = Parameters<typeof bulkUpdateDatasets>[2]
 
 /** The bulk_update_* actions share one implementation: `doing` starts the help ("Make … private"). */
-export function bulkUpdateAction(name: string, doing: string, change: BulkChange) {
+export function bulkUpdateAction({ name, doing, change }: { name: string; doing: string; change: BulkChange }) {
   return defineAction({
     name,
     readOnly: false,
@@ -28,8 +28,8 @@ admin of the organization.
   })
 }
 
-export const bulkUpdatePrivate = bulkUpdateAction(
-  'bulk_update_private',
-  'Make datasets of an organization private',
-  { private: true },
-)
+export const bulkUpdatePrivate = bulkUpdateAction({
+  name: 'bulk_update_private',
+  doing: 'Make datasets of an organization private',
+  change: { private: true },
+})
