@@ -13,9 +13,10 @@ export const PAGE_PARAMS_HELP = `:param offset: how many activities to skip (opt
 :type limit: int`
 
 /**
- * The page `p` of the stream (the union of the sources it gives for the viewer) as the caller may see it, newest first, as activity
- * dicts without their data. `includeHidden`: the include_hidden_activity parameter, where the
- * action honours it; ckan: ignore_not_sysadmin drops the flag for everyone else.
+ * The page `p` of the stream (the union of the sources it gives for the viewer) as the caller
+ * may see it, newest first, as activity dicts without their data. `includeHidden`: the
+ * include_hidden_activity parameter, where the action honours it; ckan: ignore_not_sysadmin
+ * drops the flag for everyone else.
  */
 export async function activityListPage(
   ctx: ActionContext,

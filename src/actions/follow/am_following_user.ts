@@ -3,10 +3,11 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { loadTargetOfCaller } from '../../auth/follow'
-import { isFollowing, type FollowKind } from '../../model/follower'
+import { isFollowing } from '../../model/follower'
+import type { FollowKindSpec } from './follow_user'
 
 /** am_following_user, am_following_dataset and am_following_group share one implementation. */
-export function amFollowingAction({ name, kind, note }: { name: string; kind: FollowKind; note?: string }) {
+export function amFollowingAction({ name, kind, note }: FollowKindSpec) {
   return defineAction({
     name,
     readOnly: true,

@@ -5,7 +5,7 @@ import { followeeCountAction } from './user_followee_count'
 
 export const datasetFolloweeCount = followeeCountAction({
   name: 'dataset_followee_count',
-  what: 'datasets',
+  summary: 'Return the number of datasets that the given user follows.',
   detail: `Only datasets the caller may read now are counted (a followed dataset may have become private
 since), so the count matches what dataset_followee_list shows the caller. Deleted datasets are
 not counted.`,

@@ -6,15 +6,19 @@ import { loadVisibleTarget, requireLoggedInTo } from '../../auth/follow'
 import type { FollowKind } from '../../model/follower'
 import { startFollowing } from '../../model/follow-target'
 
-export interface FollowActionSpec {
+/** Which follower action: its name, the kind of object, and a sentence for its help. */
+export interface FollowKindSpec {
   name: string
   kind: FollowKind
+  /** A sentence the help adds after "You must be logged in", with its line break. */
+  note?: string
+}
+
+export interface FollowActionSpec extends FollowKindSpec {
   /** What an anonymous caller is told (CKAN's wording differs per action). */
   mustLogIn: string
   /** The id in the help's example. */
   example: string
-  /** A sentence the help adds after "You must be logged in", with its line break. */
-  note?: string
 }
 
 /** follow_user, follow_dataset and follow_group share one implementation. */

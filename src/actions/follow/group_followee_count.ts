@@ -4,6 +4,6 @@ import { followeeCountAction } from './user_followee_count'
 
 export const groupFolloweeCount = followeeCountAction({
   name: 'group_followee_count',
-  what: 'groups and organizations',
+  summary: 'Return the number of groups and organizations that the given user follows.',
   count: (ctx, row) => followeeCount(ctx, row, 'group'),
 })

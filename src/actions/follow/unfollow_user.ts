@@ -3,13 +3,13 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { loadUnfollowTarget, requireLoggedInTo } from '../../auth/follow'
-import type { FollowKind } from '../../model/follower'
 import { stopFollowing } from '../../model/follow-target'
+import type { FollowKindSpec } from './follow_user'
 
 const MUST_LOG_IN = 'You must be logged in to unfollow something.'
 
 /** unfollow_user, unfollow_dataset and unfollow_group share one implementation. */
-export function unfollowAction({ name, kind, note }: { name: string; kind: FollowKind; note?: string }) {
+export function unfollowAction({ name, kind, note }: FollowKindSpec) {
   return defineAction({
     name,
     readOnly: false,

@@ -1,11 +1,9 @@
 // user_followee_list: the users a user follows, for that user and sysadmins (and the factory the
 // dataset, group and organization lists are built with).
-import { z } from 'zod'
-import { defineAction } from '../action'
 import type { ActionContext, UserRow } from '../../context'
 import { requireCanSeeFolloweesOf } from '../../auth/follow'
-import { loadFollowTarget } from '../../model/follow-target'
 import { followedUsers, publicUserDicts } from '../../model/follower'
+import { followeeAction } from './user_followee_count'
 
 export interface FolloweeListSpec {
   name: string
@@ -19,10 +17,9 @@ export interface FolloweeListSpec {
 }
 
 /** The *_followee_list actions share one implementation. */
-export function followeeListAction({ name, what, order, detail, list }: FolloweeListSpec) {
-  return defineAction({
+export const followeeListAction = ({ name, what, order, detail, list }: FolloweeListSpec) =>
+  followeeAction({
     name,
-    readOnly: true,
     help: `Return the ${what} that the given user follows, ${order}.
 
 Only the user themself and sysadmins may see this. ${detail}
@@ -31,13 +28,8 @@ Only the user themself and sysadmins may see this. ${detail}
 :type id: string
 :rtype: list of dictionaries`,
     auth: (ctx, input) => requireCanSeeFolloweesOf(ctx, input.id),
-    params: z.object({ id: z.unknown().optional() }),
-    async run(ctx, { id }) {
-      const { row } = await loadFollowTarget(ctx, 'user', id)
-      return list(ctx, row)
-    },
+    of: list,
   })
-}
 
 export const userFolloweeList = followeeListAction({
   name: 'user_followee_list',

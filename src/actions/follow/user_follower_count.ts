@@ -15,7 +15,13 @@ export interface FollowerActionSpec {
 }
 
 /** The *_follower_count actions share one implementation. */
-export function followerCountAction({ name, kind, noun, a = 'a', note }: FollowerActionSpec & { note?: string }) {
+export function followerCountAction({
+  name,
+  kind,
+  noun,
+  a = 'a',
+  note,
+}: FollowerActionSpec & { note?: string }) {
   return defineAction({
     name,
     readOnly: true,

@@ -6,8 +6,16 @@ import { bulkUpdateDatasets, bulkUpdateParams } from '../../model/package-bulk'
 
 type BulkChange = Parameters<typeof bulkUpdateDatasets>[2]
 
-/** The bulk_update_* actions share one implementation: `doing` starts the help ("Make … private"). */
-export function bulkUpdateAction({ name, doing, change }: { name: string; doing: string; change: BulkChange }) {
+/** The bulk_update_* actions share one implementation; `doing` starts the help. */
+export function bulkUpdateAction({
+  name,
+  doing,
+  change,
+}: {
+  name: string
+  doing: string
+  change: BulkChange
+}) {
   return defineAction({
     name,
     readOnly: false,

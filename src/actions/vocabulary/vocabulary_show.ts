@@ -8,7 +8,8 @@ import { findVocabulary, vocabularyDict } from '../../model/tag'
 /** The vocabulary the `id` parameter names, with ckan's messages (vocabulary_delete shares it). */
 export async function loadVocabulary(ctx: ActionContext, id: unknown) {
   // ckan: this message is a plain string, not a list
-  if (id === undefined || id === null || id === '') throw new ValidationError({ id: 'id not in data' })
+  if (id === undefined || id === null || id === '')
+    throw new ValidationError({ id: 'id not in data' })
   const ref = typeof id === 'string' ? id : JSON.stringify(id)
   const vocab = await findVocabulary(ctx, ref)
   if (!vocab) throw new NotFound(`Could not find vocabulary "${ref}"`)
