@@ -2,6 +2,7 @@
 // follow_group are built with).
 import { z } from 'zod'
 import { defineAction } from '../action'
+import type { ActionContext, UserRow } from '../../context'
 import { loadVisibleTarget, requireLoggedInTo } from '../../auth/follow'
 import type { FollowKind } from '../../model/follower'
 import { startFollowing } from '../../model/follow-target'
@@ -21,12 +22,37 @@ export interface FollowActionSpec extends FollowKindSpec {
   example: string
 }
 
-/** follow_user, follow_dataset and follow_group share one implementation. */
-export function followAction({ name, kind, mustLogIn, example, note }: FollowActionSpec) {
+/**
+ * follow_* and unfollow_*: writes by the caller, who must be logged in (else `mustLogIn` says
+ * so, also where auth is skipped); `act` does the write for the `id` given.
+ */
+export function callerFollowAction<R>({
+  name,
+  mustLogIn,
+  help,
+  act,
+}: {
+  name: string
+  mustLogIn: string
+  help: string
+  act: (ctx: ActionContext, user: UserRow, id: unknown) => Promise<R>
+}) {
   return defineAction({
     name,
     readOnly: false,
     allowAnonymous: true,
+    help,
+    auth: (ctx) => void requireLoggedInTo(ctx, mustLogIn),
+    params: z.object({ id: z.unknown().optional() }),
+    run: async (ctx, { id }) => act(ctx, requireLoggedInTo(ctx, mustLogIn), id),
+  })
+}
+
+/** follow_user, follow_dataset and follow_group share one implementation. */
+export function followAction({ name, kind, mustLogIn, example, note }: FollowActionSpec) {
+  return callerFollowAction({
+    name,
+    mustLogIn,
     help: `Start following a ${kind}.
 
 You must be logged in (send your API key).${note ? ` ${note}` : ''}
@@ -35,12 +61,7 @@ You must be logged in (send your API key).${note ? ` ${note}` : ''}
 :type id: string
 :returns: the follower relationship: follower_id, object_id and datetime
 :rtype: dictionary`,
-    auth: (ctx) => void requireLoggedInTo(ctx, mustLogIn),
-    params: z.object({ id: z.unknown().optional() }),
-    async run(ctx, { id }) {
-      const user = requireLoggedInTo(ctx, mustLogIn)
-      return startFollowing(ctx, user, await loadVisibleTarget(ctx, kind, id))
-    },
+    act: async (ctx, user, id) => startFollowing(ctx, user, await loadVisibleTarget(ctx, kind, id)),
   })
 }
 

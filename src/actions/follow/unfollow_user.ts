@@ -1,29 +1,23 @@
 // unfollow_user: the caller stops following a user (and the factory unfollow_dataset and
 // unfollow_group are built with).
-import { z } from 'zod'
-import { defineAction } from '../action'
-import { loadUnfollowTarget, requireLoggedInTo } from '../../auth/follow'
+import { loadUnfollowTarget } from '../../auth/follow'
 import { stopFollowing } from '../../model/follow-target'
-import type { FollowKindSpec } from './follow_user'
+import { callerFollowAction, type FollowKindSpec } from './follow_user'
 
 const MUST_LOG_IN = 'You must be logged in to unfollow something.'
 
 /** unfollow_user, unfollow_dataset and unfollow_group share one implementation. */
 export function unfollowAction({ name, kind, note }: FollowKindSpec) {
-  return defineAction({
+  return callerFollowAction({
     name,
-    readOnly: false,
-    allowAnonymous: true,
+    mustLogIn: MUST_LOG_IN,
     help: `Stop following a ${kind}.
 
 You must be logged in (send your API key).${note ? ` ${note}` : ''}
 
 :param id: the id or name of the ${kind} to stop following
 :type id: string`,
-    auth: (ctx) => void requireLoggedInTo(ctx, MUST_LOG_IN),
-    params: z.object({ id: z.unknown().optional() }),
-    async run(ctx, { id }) {
-      const user = requireLoggedInTo(ctx, MUST_LOG_IN)
+    async act(ctx, user, id) {
       await stopFollowing(ctx, user, await loadUnfollowTarget(ctx, user, kind, id), id)
       return null
     },
