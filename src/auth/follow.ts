@@ -54,7 +54,7 @@ export async function loadUnfollowTarget(
 
 /**
  * am_following_*: the caller and the target. ckan: the id is checked first; only then is an
- * anonymous caller refused (a bare "Not authorized"). The action's auth rule and its run both
+ * anonymous caller refused (a bare "Access denied"). The action's auth rule and its run both
  * call it, so the refusal stands also where auth is skipped.
  */
 export async function loadTargetOfCaller(
