@@ -142,3 +142,12 @@ export function authorizeCollaborationList(ctx: ActionContext, input: DataDict) 
   requireLoggedIn(ctx, 'package_collaborator_list_for_user')
   if (input.id !== ctx.user!.id && input.id !== ctx.user!.name) throw new NotAuthorized()
 }
+
+/**
+ * package_collaborator_list_for_user, once the user is looked up: an unknown one (only sysadmins,
+ * who skip the rule above, get this far with one) is refused, not "not found" (ckan).
+ */
+export function requireKnownCollaborationUser(user: UserRow | undefined): UserRow {
+  if (!user) throw new NotAuthorized('Not allowed to retrieve collaborators')
+  return user
+}

@@ -1,7 +1,7 @@
 // Who may follow, and who may see followers and followees (CKAN's rules, plus dataset privacy).
 import type { ActionContext, UserRow } from '../context'
 import { NotAuthorized } from '../errors'
-import type { FollowKind } from '../model/follower'
+import { findFollow, type FollowKind } from '../model/follower'
 import { loadFollowTarget, targetNotFound, type FollowTarget } from '../model/follow-target'
 import type { PackageRow } from '../model/package'
 import { findUser } from '../model/user'
@@ -29,6 +29,42 @@ export async function loadVisibleTarget(
   const t = await loadFollowTarget(ctx, kind, raw)
   if (t.kind === 'dataset' && !(await canReadPackage(ctx, t.row))) throw targetNotFound(kind)
   return t
+}
+
+/**
+ * The target of an unfollow_*: as loadVisibleTarget, but beyond CKAN a follower who lost read
+ * access to a dataset may still let go (they know the dataset, and the answer tells nobody else
+ * anything); to anyone else it stays unknown.
+ */
+export async function loadUnfollowTarget(
+  ctx: ActionContext,
+  user: UserRow,
+  kind: FollowKind,
+  raw: unknown,
+): Promise<FollowTarget> {
+  const t = await loadFollowTarget(ctx, kind, raw)
+  if (
+    t.kind === 'dataset' &&
+    !(await canReadPackage(ctx, t.row)) &&
+    !(await findFollow(ctx, user.id, t.id, 'dataset'))
+  )
+    throw targetNotFound(kind)
+  return t
+}
+
+/**
+ * am_following_*: the caller and the target. ckan: the id is checked first; only then is an
+ * anonymous caller refused (a bare "Access denied"). The action's auth rule and its run both
+ * call it, so the refusal stands also where auth is skipped.
+ */
+export async function loadTargetOfCaller(
+  ctx: ActionContext,
+  kind: FollowKind,
+  raw: unknown,
+): Promise<{ user: UserRow; target: FollowTarget }> {
+  const target = await loadVisibleTarget(ctx, kind, raw)
+  if (!ctx.user) throw new NotAuthorized()
+  return { user: ctx.user, target }
 }
 
 /** The datasets among `rows` the caller may read now (a followed one may have gone private). */

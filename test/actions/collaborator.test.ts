@@ -1,6 +1,9 @@
 // package_collaborator_create/delete/list/list_for_user: results, CKAN's messages and who may call them.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { setup, type Caller, type TestEnv } from '../helpers/setup'
+import { registry } from '../../src/actions'
+import { invoke } from '../../src/actions/invoke'
+import { systemContext } from '../../src/context'
 import { packageMembers } from '../../src/db/schema'
 
 type Who = Caller & { id: string; name: string }
@@ -257,6 +260,10 @@ describe('package_collaborator_list_for_user', () => {
   it("answers CKAN's messages for a missing id, an unknown user and a bad capacity", async () => {
     invalid(await s.t.call('package_collaborator_list_for_user', {}, s.alice), { id: ['Missing value'] })
     denied(await s.t.call('package_collaborator_list_for_user', { id: 'nobody' }, s.sys), 'Not allowed to retrieve collaborators')
+    const skipped = { ...systemContext(s.t.deps), ignoreAuth: true }
+    await expect(
+      invoke(skipped, registry.get('package_collaborator_list_for_user')!, { id: 'nobody' }),
+    ).rejects.toMatchObject({ type: 'Authorization Error', message: 'Access denied: Not allowed to retrieve collaborators' })
     invalid(await s.t.call('package_collaborator_list_for_user', { id: s.alice.id, capacity: 'boss' }, s.alice), {
       message: 'Capacity must be one of "editor, member"',
     })

@@ -3,6 +3,9 @@ import { and, count, desc, eq, like } from 'drizzle-orm'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { activities, changeLog, followers } from '../../src/db/schema'
 import { setup, type CallResult, type Caller, type TestEnv } from '../helpers/setup'
+import { registry } from '../../src/actions'
+import { invoke } from '../../src/actions/invoke'
+import { systemContext } from '../../src/context'
 
 let t: TestEnv
 type Who = Caller & { id: string; name: string }
@@ -455,6 +458,23 @@ describe('am_following_user / am_following_dataset / am_following_group', () => 
     expect(await t.ok('am_following_user', { id: b.id }, sys)).toBe(false)
     await t.ok('follow_user', { id: b.id }, sys)
     expect(await t.ok('am_following_user', { id: b.id }, sys)).toBe(true)
+  })
+
+  it('refuses an anonymous caller with the same Access denied where auth is skipped', async () => {
+    const b = await t.make.user()
+    const ds = await t.make.dataset(sys)
+    const g = await t.make.group(sys)
+    const skipped = { ...systemContext(t.deps), ignoreAuth: true }
+    for (const [name, id] of [['am_following_user', b.id], ['am_following_dataset', ds.id], ['am_following_group', g.id]]) {
+      await expect(invoke(skipped, registry.get(name)!, { id })).rejects.toMatchObject({
+        type: 'Authorization Error',
+        message: 'Access denied',
+      })
+      // the id is still checked first
+      await expect(invoke(skipped, registry.get(name)!, {})).rejects.toMatchObject({
+        type: 'Validation Error',
+      })
+    }
   })
 })
 

@@ -3,6 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { eq } from 'drizzle-orm'
 import { ratings } from '../../src/db/schema'
 import { setup, type CallResult, type Caller, type TestEnv } from '../helpers/setup'
+import { registry } from '../../src/actions'
+import { invoke } from '../../src/actions/invoke'
+import { systemContext } from '../../src/context'
 
 type Who = Caller & { id: string; name: string }
 
@@ -131,6 +134,18 @@ describe('rating_create', () => {
     expect(r.status).toBe(403)
     expect(r.body.error).toEqual({
       __type: 'Authorization Error',
+      message: 'Access denied: Action rating_create requires an authenticated user',
+    })
+    expect(await rowsOf(ds.id)).toEqual([])
+  })
+
+  it('refuses an anonymous caller with the same message where auth is skipped', async () => {
+    const ds = await t.make.dataset(admin)
+    const skipped = { ...systemContext(t.deps), ignoreAuth: true }
+    await expect(
+      invoke(skipped, registry.get('rating_create')!, { package: ds.id, rating: 3 }),
+    ).rejects.toMatchObject({
+      type: 'Authorization Error',
       message: 'Access denied: Action rating_create requires an authenticated user',
     })
     expect(await rowsOf(ds.id)).toEqual([])

@@ -1,11 +1,10 @@
 // group_activity_list: the activity stream of a group and its datasets (organizations share it).
 import { defineAction } from '../action'
 import { requireCanReadGroup } from '../../auth/group'
-import { activityToDict } from '../../model/activity'
-import { activityPage, viewerFor } from '../../model/activity-query'
+import { activityListPage, PAGE_PARAMS_HELP } from '../activity-list'
 import { groupStream, orgStream } from '../../model/activity-sources'
 import { kindOf, loadGroup } from '../../model/group'
-import { activityListParams, activityPageOf } from '../../validation/activity'
+import { activityListParams } from '../../validation/activity'
 
 const help = (kind: string) => `Return the activity stream of a ${kind}: the activities of the
 ${kind} itself and of its datasets, newest first.
@@ -19,11 +18,7 @@ must be allowed to see the ${kind}.
 
 :param id: the id or name of the ${kind}
 :type id: string
-:param offset: how many activities to skip (optional, default: 0)
-:type offset: int
-:param limit: the maximum number of activities to return (optional, default: 31, or
-    service.activity_list_limit; at most 100, or service.activity_list_limit_max)
-:type limit: int
+${PAGE_PARAMS_HELP}
 :param include_hidden_activity: also return activities by hidden users (the site user, or
     service.hide_activity_from_users); sysadmins only, ignored for others
     (optional, default: False)
@@ -42,17 +37,12 @@ export function groupActivityListAction({ name, isOrg }: { name: string; isOrg: 
     params: activityListParams,
     async run(ctx, p) {
       const g = await loadGroup(ctx, p.id, { isOrg })
-      const viewer = await viewerFor(ctx, ctx.user)
-      const rows = await activityPage(
+      return activityListPage(
         ctx,
-        isOrg ? orgStream(g.id, viewer) : groupStream(g.id, viewer),
-        {
-          viewer,
-          ...activityPageOf(ctx.config, p),
-          includeHidden: p.include_hidden_activity && (!!ctx.user?.sysadmin || !!ctx.ignoreAuth),
-        },
+        (viewer) => (isOrg ? orgStream(g.id, viewer) : groupStream(g.id, viewer)),
+        p,
+        p.include_hidden_activity,
       )
-      return rows.map((r) => activityToDict(r, false))
     },
   })
 }

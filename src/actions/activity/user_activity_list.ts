@@ -1,11 +1,10 @@
 // user_activity_list: what a user did, and what was done to their account, newest first.
 import { defineAction } from '../action'
 import { requireCanSeeUsers } from '../../auth/user'
-import { activityToDict } from '../../model/activity'
-import { activityPage, viewerFor } from '../../model/activity-query'
+import { activityListPage, PAGE_PARAMS_HELP } from '../activity-list'
 import { userStream } from '../../model/activity-sources'
 import { loadUser } from '../../model/user'
-import { activityListParams, activityPageOf } from '../../validation/activity'
+import { activityListParams } from '../../validation/activity'
 
 export const userActivityList = defineAction({
   name: 'user_activity_list',
@@ -19,11 +18,7 @@ service.hide_activity_from_users). You must be allowed to see the user.
 
 :param id: the id or name of the user
 :type id: string
-:param offset: how many activities to skip (optional, default: 0)
-:type offset: int
-:param limit: the maximum number of activities to return (optional, default: 31, or
-    service.activity_list_limit; at most 100, or service.activity_list_limit_max)
-:type limit: int
+${PAGE_PARAMS_HELP}
 :rtype: list of dictionaries`,
   // ckan: the schema is checked first; the user is looked up by the action itself
   validateFirst: true,
@@ -31,9 +26,7 @@ service.hide_activity_from_users). You must be allowed to see the user.
   params: activityListParams,
   async run(ctx, p) {
     const user = await loadUser(ctx, p.id)
-    const viewer = await viewerFor(ctx, ctx.user)
-    const page = activityPageOf(ctx.config, p)
-    const rows = await activityPage(ctx, userStream(user.id), { viewer, ...page })
-    return rows.map((r) => activityToDict(r, false))
+    // include_hidden_activity is not honoured here: hidden users' activities stay out
+    return activityListPage(ctx, () => userStream(user.id), p)
   },
 })

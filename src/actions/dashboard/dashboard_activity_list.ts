@@ -1,6 +1,7 @@
 // dashboard_activity_list: the caller's dashboard, each activity marked new or not.
 import { z } from 'zod'
 import { defineAction } from '../action'
+import { PAGE_PARAMS_HELP } from '../activity-list'
 import { requireDashboardUser } from '../../auth/activity'
 import { dashboardActivities } from '../../model/dashboard'
 import { activityPageOf, pageParams } from '../../validation/activity'
@@ -15,11 +16,7 @@ groups and organizations).
 Each activity has is_new: true when it happened after you last marked your dashboard seen
 (dashboard_mark_activities_old); your own activities are never new.
 
-:param offset: how many activities to skip (optional, default: 0)
-:type offset: int
-:param limit: the maximum number of activities to return (optional, default: 31, or
-    service.activity_list_limit; at most 100, or service.activity_list_limit_max)
-:type limit: int
+${PAGE_PARAMS_HELP}
 :rtype: list of dictionaries`,
   validateFirst: true,
   auth: (ctx) => void requireDashboardUser(ctx),

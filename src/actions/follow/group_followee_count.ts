@@ -1,23 +1,9 @@
 // group_followee_count: how many groups and organizations a user follows.
-import { z } from 'zod'
-import { defineAction } from '../action'
-import { loadFollowTarget } from '../../model/follow-target'
 import { followeeCount } from '../../model/follower'
+import { followeeCountAction } from './user_followee_count'
 
-export const groupFolloweeCount = defineAction({
+export const groupFolloweeCount = followeeCountAction({
   name: 'group_followee_count',
-  readOnly: true,
-  help: `Return the number of groups and organizations that the given user follows.
-
-Deleted ones are not counted.
-
-:param id: the id or name of the user
-:type id: string
-:rtype: int`,
-  auth: 'anyone',
-  params: z.object({ id: z.unknown().optional() }),
-  async run(ctx, { id }) {
-    const { row } = await loadFollowTarget(ctx, 'user', id)
-    return followeeCount(ctx, row, 'group')
-  },
+  summary: 'Return the number of groups and organizations that the given user follows.',
+  count: (ctx, row) => followeeCount(ctx, row, 'group'),
 })

@@ -1,30 +1,23 @@
 // group_followee_list: the groups a user follows (for that user and sysadmins).
-import { z } from 'zod'
-import { defineAction } from '../action'
-import { requireCanSeeFolloweesOf } from '../../auth/follow'
-import { loadFollowTarget } from '../../model/follow-target'
+import type { ActionContext, UserRow } from '../../context'
 import { followedGroups } from '../../model/follower'
 import { SHOW_DEFAULTS, groupDict } from '../../model/group'
+import { followeeListAction } from './user_followee_list'
 
-export const groupFolloweeList = defineAction({
+/** The groups (or organizations) `user` follows, as group_show (organization_show) gives them. */
+export const followedGroupDicts = (isOrg: boolean) => async (ctx: ActionContext, user: UserRow) => {
+  const out: Record<string, unknown>[] = []
+  for (const g of await followedGroups(ctx, user, isOrg))
+    out.push(await groupDict(ctx, g, SHOW_DEFAULTS(ctx, isOrg)))
+  return out
+}
+
+export const groupFolloweeList = followeeListAction({
   name: 'group_followee_list',
-  readOnly: true,
-  help: `Return the groups that the given user follows, in the order they were followed.
-
-Only the user themself and sysadmins may see this. Each dict is the one group_show gives;
+  what: 'groups',
+  order: 'in the order they were followed',
+  detail: `Each dict is the one group_show gives;
 deleted groups are left out. Organizations are listed by
-organization_followee_list.
-
-:param id: the id or name of the user
-:type id: string
-:rtype: list of dictionaries`,
-  auth: (ctx, input) => requireCanSeeFolloweesOf(ctx, input.id),
-  params: z.object({ id: z.unknown().optional() }),
-  async run(ctx, { id }) {
-    const { row } = await loadFollowTarget(ctx, 'user', id)
-    const out: Record<string, unknown>[] = []
-    for (const g of await followedGroups(ctx, row, false))
-      out.push(await groupDict(ctx, g, SHOW_DEFAULTS(ctx, false)))
-    return out
-  },
+organization_followee_list.`,
+  list: followedGroupDicts(false),
 })

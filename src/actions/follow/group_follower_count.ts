@@ -1,22 +1,8 @@
 // group_follower_count: how many users follow a group.
-import { z } from 'zod'
-import { defineAction } from '../action'
-import { loadVisibleTarget } from '../../auth/follow'
-import { followerCount } from '../../model/follower'
+import { followerCountAction } from './user_follower_count'
 
-export const groupFollowerCount = defineAction({
+export const groupFollowerCount = followerCountAction({
   name: 'group_follower_count',
-  readOnly: true,
-  help: `Return the number of followers of a group.
-
-Users whose account was deleted are not counted.
-
-:param id: the id or name of the group
-:type id: string
-:rtype: int`,
-  auth: 'anyone',
-  params: z.object({ id: z.unknown().optional() }),
-  async run(ctx, { id }) {
-    return followerCount(ctx, await loadVisibleTarget(ctx, 'group', id), 'group')
-  },
+  kind: 'group',
+  noun: 'group',
 })

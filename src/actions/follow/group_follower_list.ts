@@ -1,25 +1,8 @@
 // group_follower_list: the users following a group (sysadmins only).
-import { z } from 'zod'
-import { defineAction } from '../action'
-import { sysadminsOnly } from '../../auth/caller'
-import { loadVisibleTarget } from '../../auth/follow'
-import { followerUsers, publicUserDicts } from '../../model/follower'
+import { followerListAction } from './user_follower_list'
 
-export const groupFollowerList = defineAction({
+export const groupFollowerList = followerListAction({
   name: 'group_follower_list',
-  readOnly: true,
-  help: `Return the users that follow a group, sorted by name.
-
-Only sysadmins may list followers. The user dicts carry no e-mail address or API key.
-
-:param id: the id or name of the group
-:type id: string
-:rtype: list of dictionaries`,
-  // ckan: CKAN's "sysadmin" pseudo rule refuses everyone else, anonymous included
-  auth: sysadminsOnly('Not authorized'),
-  params: z.object({ id: z.unknown().optional() }),
-  async run(ctx, { id }) {
-    const target = await loadVisibleTarget(ctx, 'group', id)
-    return publicUserDicts(ctx, await followerUsers(ctx, target, 'group'))
-  },
+  kind: 'group',
+  noun: 'group',
 })

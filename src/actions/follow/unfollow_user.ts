@@ -1,26 +1,27 @@
-// unfollow_user: the caller stops following a user.
-import { z } from 'zod'
-import { defineAction } from '../action'
-import { loadVisibleTarget, requireLoggedInTo } from '../../auth/follow'
+// unfollow_user: the caller stops following a user (and the factory unfollow_dataset and
+// unfollow_group are built with).
+import { loadUnfollowTarget } from '../../auth/follow'
 import { stopFollowing } from '../../model/follow-target'
+import { callerFollowAction, type FollowKindSpec } from './follow_user'
 
 const MUST_LOG_IN = 'You must be logged in to unfollow something.'
 
-export const unfollowUser = defineAction({
-  name: 'unfollow_user',
-  readOnly: false,
-  allowAnonymous: true,
-  help: `Stop following a user.
+/** unfollow_user, unfollow_dataset and unfollow_group share one implementation. */
+export function unfollowAction({ name, kind, note }: FollowKindSpec) {
+  return callerFollowAction({
+    name,
+    mustLogIn: MUST_LOG_IN,
+    help: `Stop following a ${kind}.
 
-You must be logged in (send your API key).
+You must be logged in (send your API key).${note ? ` ${note}` : ''}
 
-:param id: the id or name of the user to stop following
+:param id: the id or name of the ${kind} to stop following
 :type id: string`,
-  auth: (ctx) => void requireLoggedInTo(ctx, MUST_LOG_IN),
-  params: z.object({ id: z.unknown().optional() }),
-  async run(ctx, { id }) {
-    const user = requireLoggedInTo(ctx, MUST_LOG_IN)
-    await stopFollowing(ctx, user, await loadVisibleTarget(ctx, 'user', id), id)
-    return null
-  },
-})
+    async act(ctx, user, id) {
+      await stopFollowing(ctx, user, await loadUnfollowTarget(ctx, user, kind, id), id)
+      return null
+    },
+  })
+}
+
+export const unfollowUser = unfollowAction({ name: 'unfollow_user', kind: 'user' })

@@ -1,6 +1,7 @@
 // group_member_create: gives a user a role in a group (organization_member_create shares it).
 import { z } from 'zod'
 import { defineAction } from '../action'
+import type { ActionContext } from '../../context'
 import { reqString } from '../../validation/fields'
 import { ValidationError, type ErrorDict } from '../../errors'
 import { CAPACITIES } from '../../auth/permissions'
@@ -21,16 +22,34 @@ Only the ${kind}'s admins (and sysadmins) may do this. An admin cannot lower the
 :returns: the membership
 :rtype: dictionary`
 
-/** group_member_create and organization_member_create share one implementation. */
-export function memberCreateAction({ name, isOrg }: { name: string; isOrg: boolean }) {
-  const kind = kindOf(isOrg)
+/**
+ * The group_member_* and organization_member_* actions: writes to a group's users, for its admins
+ * (and sysadmins). `help` is given the kind ("group" or "organization").
+ */
+export function memberAction<P extends z.ZodType, R>(spec: {
+  name: string
+  isOrg: boolean
+  help: (kind: string) => string
+  params: P
+  run: (ctx: ActionContext, p: z.output<P>) => Promise<R>
+}) {
   return defineAction({
-    name,
+    name: spec.name,
     readOnly: false,
-    help: help(kind),
+    help: spec.help(kindOf(spec.isOrg)),
     auth: async (ctx, input) => {
       await requireCanManageMembers(ctx, input.id)
     },
+    params: spec.params,
+    run: spec.run,
+  })
+}
+
+/** group_member_create and organization_member_create share one implementation. */
+export function memberCreateAction(which: { name: string; isOrg: boolean }) {
+  return memberAction({
+    ...which,
+    help,
     params: z.object({ id: reqString, username: reqString, role: reqString }),
     async run(ctx, p) {
       const errors: ErrorDict = {}

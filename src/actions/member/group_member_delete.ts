@@ -1,11 +1,10 @@
 // group_member_delete: takes a user out of a group (organization_member_delete shares it).
 import { z } from 'zod'
-import { defineAction } from '../action'
 import { optString, reqString } from '../../validation/fields'
 import { NotFound, ValidationError } from '../../errors'
-import { findGroup, kindOf } from '../../model/group'
+import { findGroup } from '../../model/group'
 import { endMembership, loadMemberObject } from '../../model/member'
-import { requireCanManageMembers } from '../../auth/member'
+import { memberAction } from './group_member_create'
 
 const help = (kind: string) => `Remove a user from a ${kind}.
 
@@ -17,15 +16,10 @@ Only the ${kind}'s admins (and sysadmins) may do this.
 :type username: string`
 
 /** group_member_delete and organization_member_delete share one implementation. */
-export function memberDeleteAction({ name, isOrg }: { name: string; isOrg: boolean }) {
-  const kind = kindOf(isOrg)
-  return defineAction({
-    name,
-    readOnly: false,
-    help: help(kind),
-    auth: async (ctx, input) => {
-      await requireCanManageMembers(ctx, input.id)
-    },
+export function memberDeleteAction(which: { name: string; isOrg: boolean }) {
+  return memberAction({
+    ...which,
+    help,
     params: z.object({ id: reqString, username: optString, user_id: optString }),
     async run(ctx, p) {
       const g = await findGroup(ctx, p.id)

@@ -1,23 +1,8 @@
 // bulk_update_public: make datasets of an organization public in one go (organization admins).
-import { defineAction } from '../action'
-import { authorizeBulkUpdate } from '../../auth/package'
-import { bulkUpdateDatasets, bulkUpdateParams } from '../../model/package-bulk'
+import { bulkUpdateAction } from './bulk_update_private'
 
-export const bulkUpdatePublic = defineAction({
+export const bulkUpdatePublic = bulkUpdateAction({
   name: 'bulk_update_public',
-  readOnly: false,
-  help: `Make datasets of an organization public.
-
-Datasets in the list that the organization does not own are left unchanged. You must be an
-admin of the organization.
-
-:param datasets: ids of the datasets to update
-:type datasets: list of strings
-:param org_id: id of the organization that owns them
-:type org_id: string`,
-  auth: authorizeBulkUpdate,
-  params: bulkUpdateParams,
-  async run(ctx, params) {
-    return bulkUpdateDatasets(ctx, params, { private: false })
-  },
+  doing: 'Make datasets of an organization public',
+  change: { private: false },
 })

@@ -2,12 +2,12 @@
 import { asText } from '../../model/package-validate'
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { NotAuthorized } from '../../errors'
 import { requireKeys } from '../../auth/api-token'
 import {
   authorizeCollaborationList,
   checkCollaboratorCapacity,
   requireCollaboratorsEnabled,
+  requireKnownCollaborationUser,
 } from '../../auth/collaborator'
 import { collaborationsOf } from '../../model/collaborator'
 import { findUser } from '../../model/user'
@@ -32,8 +32,9 @@ service.auth.allow_dataset_collaborators.
     requireKeys(input, ['id'])
     requireCollaboratorsEnabled(ctx)
     const ref = input.id
-    const user = typeof ref === 'object' ? undefined : await findUser(ctx, String(ref))
-    if (!user) throw new NotAuthorized('Not allowed to retrieve collaborators')
+    const user = requireKnownCollaborationUser(
+      typeof ref === 'object' ? undefined : await findUser(ctx, String(ref)),
+    )
     checkCollaboratorCapacity(ctx, input.capacity, 'Capacity')
     const capacity = input.capacity ? asText(input.capacity) : undefined
     return (await collaborationsOf(ctx, user.id, capacity)).map((r) => ({

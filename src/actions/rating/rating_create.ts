@@ -1,8 +1,8 @@
 // rating_create: the caller rates a dataset from 1 to 5 (a second rating replaces the first).
 import { z } from 'zod'
 import { defineAction } from '../action'
+import { requireLoggedIn } from '../../auth/caller'
 import { canReadPackage } from '../../auth/package'
-import { NotAuthorized } from '../../errors'
 import { findPackageRef } from '../../model/package-ref'
 import { checkRating, ratingSummary, setRating } from '../../model/rating'
 
@@ -24,8 +24,9 @@ rating it again replaces the earlier rating.
 :rtype: dictionary`,
   params: z.record(z.string(), z.unknown()),
   async run(ctx, _params, input) {
-    const user = ctx.user
-    if (!user) throw new NotAuthorized('Action rating_create requires an authenticated user')
+    // the auth rule again, for callers that skip auth: the rating is the caller's
+    requireLoggedIn(ctx, 'rating_create')
+    const user = ctx.user!
     // Beyond CKAN: a dataset the caller may not read is answered like an unknown one.
     const { pkg, rating } = await checkRating(input, async (ref) => {
       const p = await findPackageRef(ctx, ref)

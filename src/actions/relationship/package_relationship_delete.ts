@@ -9,6 +9,7 @@ import {
   deleteRelationship,
   findRelationship,
 } from '../../model/relationship'
+import { PAIR_PARAMS_HELP } from './package_relationship_create'
 
 /** The request's relationship; ckan: a bare 404 when there is none. */
 async function loadRelationship(ctx: ActionContext, input: Record<string, unknown>) {
@@ -27,10 +28,7 @@ export const packageRelationshipDelete = defineAction({
 
 You must be authorized to edit both the subject and the object datasets.
 
-:param subject: the id or name of the dataset that is the subject of the relationship
-:type subject: string
-:param object: the id or name of the dataset that is the object of the relationship
-:type object: string
+${PAIR_PARAMS_HELP}
 :param type: the type of the relationship
 :type type: string`,
   auth: async (ctx, input) => {

@@ -1,5 +1,4 @@
 // package_create_default_resource_views: adds the site's default views to every resource of a dataset.
-import { z } from 'zod'
 import { defineAction } from '../action'
 import type { ActionContext } from '../../context'
 import type { DataDict } from '../../data-dict'
@@ -8,7 +7,11 @@ import { requireLoggedIn } from '../../auth/caller'
 import { requireCanEditPackage } from '../../auth/package'
 import { loadPackage, packageDict } from '../../model/package'
 import { createDefaultViews } from '../../model/resource-view'
-import { ckanBool, MISSING } from '../../validation/fields'
+import { MISSING } from '../../validation/fields'
+import {
+  DATASTORE_VIEWS_HELP,
+  defaultViewsParams,
+} from './resource_create_default_resource_views'
 
 const NAME = 'package_create_default_resource_views'
 
@@ -34,18 +37,14 @@ allowed to edit the dataset.
 
 :param package: the dataset, a dict with its id (or name)
 :type package: dictionary
-:param create_datastore_views: create the views that need the DataStore instead
-    (optional, default: False)
-:type create_datastore_views: bool
-:returns: the views created (possibly none)
-:rtype: list of dictionaries`,
+${DATASTORE_VIEWS_HELP}`,
   async auth(ctx, input) {
     if (input.package === undefined || input.package === null)
       throw new ValidationError({ package: [MISSING] })
     requireLoggedIn(ctx, NAME)
     await requireCanEditPackage(ctx, await loadTarget(ctx, input))
   },
-  params: z.looseObject({ create_datastore_views: ckanBool(false) }),
+  params: defaultViewsParams,
   async run(ctx, params, input) {
     const pkg = await loadTarget(ctx, input)
     const dict = await packageDict(ctx, pkg.id)

@@ -26,6 +26,19 @@ async function loadTarget(ctx: ActionContext, input: DataDict) {
   return res
 }
 
+/**
+ * The help of create_datastore_views and of the answer, which package_create_default_resource_views
+ * shares.
+ */
+export const DATASTORE_VIEWS_HELP = `:param create_datastore_views: create the views that need the DataStore instead
+    (optional, default: False)
+:type create_datastore_views: bool
+:returns: the views created (possibly none)
+:rtype: list of dictionaries`
+
+/** The parameters checked before run, here and in package_create_default_resource_views. */
+export const defaultViewsParams = z.looseObject({ create_datastore_views: ckanBool(false) })
+
 export const resourceCreateDefaultResourceViews = defineAction({
   name: 'resource_create_default_resource_views',
   readOnly: false,
@@ -44,17 +57,13 @@ only name it. You must be allowed to edit the resource's dataset.
 :type resource: dictionary
 :param package: the resource's dataset (optional, ignored: it is read from the resource)
 :type package: dictionary
-:param create_datastore_views: create the views that need the DataStore instead
-    (optional, default: False)
-:type create_datastore_views: bool
-:returns: the views created (possibly none)
-:rtype: list of dictionaries`,
+${DATASTORE_VIEWS_HELP}`,
   async auth(ctx, input) {
     resourceId(input)
     requireLoggedIn(ctx, NAME)
     await requireCanAddViews(ctx, NAME, await loadTarget(ctx, input))
   },
-  params: z.looseObject({ create_datastore_views: ckanBool(false) }),
+  params: defaultViewsParams,
   async run(ctx, params, input) {
     const res = await loadTarget(ctx, input)
     const shown = (await packageDict(ctx, res.package_id)).resources.find((r) => r.id === res.id)

@@ -1,8 +1,6 @@
 // tag_autocomplete: names of the tags that contain the typed text.
-import { z } from 'zod'
 import { defineAction } from '../action'
-import { jsonObject, naturalNumber, optString, filterList } from '../../validation/fields'
-import { searchTags, searchTerms } from '../../model/tag'
+import { findTags, tagSearchParams } from './tag_search'
 
 export const tagAutocomplete = defineAction({
   name: 'tag_autocomplete',
@@ -21,21 +19,9 @@ Takes the same parameters as tag_search.
 :type offset: int
 :rtype: list of strings`,
   auth: 'anyone',
-  params: z.object({
-    query: filterList,
-    q: filterList,
-    vocabulary_id: optString,
-    fields: jsonObject,
-    limit: naturalNumber(),
-    offset: naturalNumber(),
-  }),
+  params: tagSearchParams,
   async run(ctx, p) {
-    const { rows } = await searchTags(ctx, {
-      terms: searchTerms(p.query, p.q, p.fields),
-      vocabulary: p.vocabulary_id ?? undefined,
-      limit: p.limit,
-      offset: p.offset,
-    })
+    const { rows } = await findTags(ctx, p)
     return rows.map((r) => r.name)
   },
 })

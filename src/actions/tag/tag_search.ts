@@ -1,8 +1,28 @@
 // tag_search: tags whose names contain every search term.
 import { z } from 'zod'
 import { defineAction } from '../action'
+import type { ActionContext } from '../../context'
 import { jsonObject, naturalNumber, optString, filterList } from '../../validation/fields'
 import { searchTags, searchTerms, tagSearchDict } from '../../model/tag'
+
+/** tag_search's parameters (tag_autocomplete takes the same). */
+export const tagSearchParams = z.object({
+  query: filterList,
+  q: filterList,
+  vocabulary_id: optString,
+  fields: jsonObject,
+  limit: naturalNumber(),
+  offset: naturalNumber(),
+})
+
+/** The tags the parameters ask for, and how many match in all. */
+export const findTags = (ctx: ActionContext, p: z.output<typeof tagSearchParams>) =>
+  searchTags(ctx, {
+    terms: searchTerms(p.query, p.q, p.fields),
+    vocabulary: p.vocabulary_id ?? undefined,
+    limit: p.limit,
+    offset: p.offset,
+  })
 
 export const tagSearch = defineAction({
   name: 'tag_search',
@@ -24,21 +44,9 @@ Without a vocabulary only free tags that are or were on a dataset are searched.
 :returns: {"count": total matches, "results": list of tag dictionaries}
 :rtype: dictionary`,
   auth: 'anyone',
-  params: z.object({
-    query: filterList,
-    q: filterList,
-    vocabulary_id: optString,
-    fields: jsonObject,
-    limit: naturalNumber(),
-    offset: naturalNumber(),
-  }),
+  params: tagSearchParams,
   async run(ctx, p) {
-    const { rows, count } = await searchTags(ctx, {
-      terms: searchTerms(p.query, p.q, p.fields),
-      vocabulary: p.vocabulary_id ?? undefined,
-      limit: p.limit,
-      offset: p.offset,
-    })
+    const { rows, count } = await findTags(ctx, p)
     return { count, results: rows.map(tagSearchDict) }
   },
 })

@@ -15,6 +15,18 @@ import {
   userToDict,
 } from '../../model/user'
 
+/** The help of the profile parameters, which user_update takes too. */
+export const PROFILE_PARAMS_HELP = `:param fullname: the full name (optional)
+:type fullname: string
+:param about: a description of the user, without links (optional)
+:type about: string
+:param image_url: URL of the user's picture (optional)
+:type image_url: string
+:param image_upload: an image file to upload instead of image_url (optional, multipart)
+:type image_upload: file
+:param clear_upload: remove the uploaded image (optional)
+:type clear_upload: bool`
+
 export const userCreate = defineAction({
   name: 'user_create',
   readOnly: false,
@@ -32,16 +44,7 @@ Only sysadmins may call this, unless the site allows creating users through the 
 :type password: string
 :param id: the id of the new user (optional, sysadmins only)
 :type id: string
-:param fullname: the full name (optional)
-:type fullname: string
-:param about: a description of the user, without links (optional)
-:type about: string
-:param image_url: URL of the user's picture (optional)
-:type image_url: string
-:param image_upload: an image file to upload instead of image_url (optional, multipart)
-:type image_upload: file
-:param clear_upload: remove the uploaded image (optional)
-:type clear_upload: bool
+${PROFILE_PARAMS_HELP}
 :param sysadmin: make the user a sysadmin (optional, sysadmins only)
 :type sysadmin: bool
 :param state: active or pending (optional, sysadmins only)

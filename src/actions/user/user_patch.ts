@@ -1,8 +1,6 @@
 // user_patch: update only the given keys of a user account (merged over its current values).
-import { z } from 'zod'
 import { defineAction } from '../action'
 import { invoke } from '../invoke'
-import { requireCanEditUser } from '../../auth/user'
 import { loadUser, userToDict } from '../../model/user'
 import { userUpdate } from './user_update'
 
@@ -17,8 +15,8 @@ Same rules as user_update, but email need not be sent again.
 :type id: string
 :returns: the updated user
 :rtype: dictionary`,
-  auth: (ctx, input) => requireCanEditUser(ctx, input),
-  params: z.looseObject({}),
+  auth: userUpdate.auth,
+  params: userUpdate.params,
   async run(ctx, _params, input) {
     const user = await loadUser(ctx, input.id, { notFound: 'User was not found.' })
     // The caller is the user or a sysadmin, so the current dict carries the e-mail address.

@@ -14,6 +14,7 @@ import {
   userToDict,
 } from '../../model/user'
 import { requireCanEditUser } from '../../auth/user'
+import { PROFILE_PARAMS_HELP } from './user_create'
 
 export const userUpdate = defineAction({
   name: 'user_update',
@@ -32,16 +33,7 @@ changed (unless the account is still pending).
 :type email: string
 :param password: a new password (optional)
 :type password: string
-:param fullname: the full name (optional)
-:type fullname: string
-:param about: a description of the user, without links (optional)
-:type about: string
-:param image_url: URL of the user's picture (optional)
-:type image_url: string
-:param image_upload: an image file to upload instead of image_url (optional, multipart)
-:type image_upload: file
-:param clear_upload: remove the uploaded image (optional)
-:type clear_upload: bool
+${PROFILE_PARAMS_HELP}
 :param sysadmin, state, plugin_extras, password_hash: as for user_create (sysadmins only)
 :returns: the updated user
 :rtype: dictionary`,

@@ -2,11 +2,11 @@
 import { z } from 'zod'
 import { eq } from 'drizzle-orm'
 import { defineAction } from '../action'
-import { NotFound, ValidationError } from '../../errors'
 import { changeLog, vocabularies } from '../../db/schema'
 import { changeRow } from '../../model/changes'
 import { forgetPackages } from '../../model/package'
-import { deleteTagsStatements, findVocabulary, runBatch, vocabularyTags } from '../../model/tag'
+import { deleteTagsStatements, runBatch, vocabularyTags } from '../../model/tag'
+import { loadVocabulary } from './vocabulary_show'
 
 export const vocabularyDelete = defineAction({
   name: 'vocabulary_delete',
@@ -18,12 +18,7 @@ export const vocabularyDelete = defineAction({
   auth: 'sysadmin',
   params: z.object({ id: z.unknown().optional() }),
   async run(ctx, { id }) {
-    // ckan: this message is a plain string, not a list
-    if (id === undefined || id === null || id === '')
-      throw new ValidationError({ id: 'id not in data' })
-    const ref = typeof id === 'string' ? id : JSON.stringify(id)
-    const vocab = await findVocabulary(ctx, ref)
-    if (!vocab) throw new NotFound(`Could not find vocabulary "${ref}"`)
+    const vocab = await loadVocabulary(ctx, id)
     const tagIds = (await vocabularyTags(ctx, vocab.id)).map((t) => t.id)
     await runBatch(ctx, [
       ...(await deleteTagsStatements(ctx, tagIds)),
