@@ -252,6 +252,7 @@ export async function demoCommand(args: string[]): Promise<number> {
     for (const f of s.failedLoads) console.error(`DataStore load of resource ${f.resource} failed: ${f.error}`)
     if (s.failedLoads.length) return 1
     console.log(`Start the site with \`npm start\` and open ${siteUrl}/dataset`)
+    console.log('To sign in and edit, make yourself a sysadmin: npm run admin -- sysadmin add <name>')
     return 0
   } catch (e) {
     console.error(`Demo load failed: ${(e as Error).message}`)
