@@ -12,6 +12,7 @@ import type { BlobStore } from './storage/blob-store'
 import type { JobQueue } from './jobs/job-queue'
 import type { Mailer } from './notify/mailer'
 import type { LoaderPorts } from './jobs/loader/ports'
+import type { SchemaRegistry } from './scheming/registry'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -58,6 +59,8 @@ export interface Deps {
    * the runtime has one (the Cache API on Workers); absent on Node.
    */
   answers?: AnswerCache
+  /** The site's metadata schemas (ckanext-scheming files); absent: CKAN's core schemas only. */
+  schemas?: SchemaRegistry
 }
 
 export interface AnswerCache {

@@ -12,6 +12,7 @@ import { actions as member } from './member'
 import { actions as organization } from './organization'
 import { actions as pkg } from './package'
 import { actions as rating } from './rating'
+import { actions as scheming } from './scheming'
 import { actions as relationship } from './relationship'
 import { actions as resource } from './resource'
 import { actions as resourceView } from './resource_view'
@@ -51,5 +52,5 @@ export const registry = build([
   follow, activity, dashboard,
   relationship, rating, taskStatus, termTranslation,
   resourceView, xloader,
-  job, changes,
+  job, changes, scheming,
 ])

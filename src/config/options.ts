@@ -36,6 +36,14 @@ export const OPTIONS: OptionDef[] = [
   o('service.locale_default', 'string', 'en', 'Default locale.'),
   o('service.plugins', 'list', ['datastore'], 'Enabled plugins, reported by status_show as extensions.'),
   o('email_to', 'string', null, 'Address that receives error e-mails (status_show error_emails_to).'),
+  // Metadata schemas (ckanext-scheming's options, spelled as it spells them)
+  o('scheming.dataset_schemas', 'list', [], 'Dataset schema files (YAML or JSON; paths, http(s) URLs, or module:path under scheming.module_dir), one per dataset type. Empty: CKAN\'s core dataset schema.'),
+  o('scheming.organization_schemas', 'list', [], 'Organization schema files, one per organization type.'),
+  o('scheming.group_schemas', 'list', [], 'Group schema files, one per group type.'),
+  o('scheming.presets', 'list', ['ckanext.scheming:presets.json'], 'Preset files, later ones overriding earlier ones; ckanext.scheming:presets.json and ckanext.fluent:presets.json are built in.'),
+  o('scheming.dataset_fallback', 'bool', false, 'Refuse datasets of a type no schema declares ("Unsupported dataset type"), instead of applying CKAN\'s core schema to them.'),
+  o('scheming.choices_helpers', 'string', '', 'A YAML or JSON file naming the choice lists a schema field\'s choices_helper may use: {"helper_name": [{"value": "...", "label": "..."}]} (scheming\'s helpers are Python functions; here they are data).'),
+  o('scheming.module_dir', 'string', 'schemas', 'Folder that module:path schema names resolve against: ckanext.example:x.yaml is <folder>/ckanext/example/x.yaml.'),
   // Authorization
   o('service.auth.anon_create_dataset', 'bool', false, 'Anonymous users may create (unowned) datasets.'),
   o('service.auth.create_dataset_if_not_in_organization', 'bool', true, 'Users without an organization role may create datasets.'),

@@ -5,6 +5,7 @@ import { displayName, imageDisplayUrl } from './group-display'
 import { licenseFields } from './license'
 import type { PackageDict, PackageRow } from './package'
 import { resourceToDict, type ResourceRow } from './resource'
+import { datasetOutput } from '../scheming/dataset'
 
 export type GroupRow = typeof groups.$inferSelect
 export type RelationshipRow = typeof packageRelationships.$inferSelect
@@ -83,7 +84,7 @@ export function assemblePackageDict(ctx: ActionContext, p: DictParts): PackageDi
   const extras = p.extras.map((e) => ({ key: e.key, value: e.value })).sort(byString((e) => e.key))
   const groupList = [...p.groups].sort(byString((g) => g.display_name))
   const lic = licenseFields(row.license_id)
-  return {
+  const dict: PackageDict = {
     author: row.author,
     author_email: row.author_email,
     creator_user_id: row.creator_user_id,
@@ -115,4 +116,6 @@ export function assemblePackageDict(ctx: ActionContext, p: DictParts): PackageDi
     url: row.url,
     version: row.version,
   }
+  const schema = ctx.schemas?.dataset(row.type)
+  return schema ? (datasetOutput(schema, dict) as PackageDict) : dict
 }

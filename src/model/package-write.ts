@@ -26,6 +26,7 @@ import {
 } from './package-validate'
 
 import type { Stmt } from './write-batcher'
+import { datasetInput, datasetSchemaFor, mergeErrors } from '../scheming/dataset'
 
 const NAME_IN_USE = 'That URL is already in use.'
 
@@ -49,7 +50,10 @@ export async function createPackage(
   policy: PackageWritePolicy,
 ): Promise<PackageDict> {
   const privileged = !!ctx.user?.sysadmin || !!ctx.ignoreAuth
-  const { input, errors } = checkPackage(raw, 'create', privileged)
+  const typed = withSchema(ctx, raw, 'create', optType(raw.type) || 'dataset')
+  const checked = checkPackage(typed.raw, 'create', privileged)
+  const { input } = checked
+  const errors = mergeErrors(typed.errors, checked.errors)
   const look = await lookup(ctx, input, null)
   const state = await resolve(ctx, input, look, errors, null, policy)
   if (Object.keys(errors).length) throw new ValidationError(errors)
@@ -69,12 +73,23 @@ export async function updatePackage(
   policy: PackageWritePolicy,
   opts: { guard?: Stmt; defaultViews?: boolean } = {},
 ): Promise<PackageDict> {
-  const { input, errors } = checkPackage(raw, 'update', true)
+  const typed = withSchema(ctx, raw, 'update', target.type)
+  const checked = checkPackage(typed.raw, 'update', true)
+  const { input } = checked
+  const errors = mergeErrors(typed.errors, checked.errors)
   const look = await lookup(ctx, input, target)
   const state = await resolve(ctx, input, look, errors, target, policy)
   if (Object.keys(errors).length) throw new ValidationError(errors)
   const cur = { row: target, dict: current }
   return write(ctx, input, look, state, cur, opts.defaultViews ?? true, policy, opts.guard)
+}
+
+const optType = (v: unknown) => (typeof v === 'string' ? v : '')
+
+/** The raw dict through its dataset type's schema, where the site has one (scheming). */
+function withSchema(ctx: ActionContext, raw: Record<string, unknown>, mode: 'create' | 'update', type: string) {
+  const schema = datasetSchemaFor(ctx.schemas, type)
+  return schema ? datasetInput(schema, raw, mode) : { raw, errors: {} }
 }
 
 interface Resolved {

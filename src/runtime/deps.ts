@@ -18,6 +18,7 @@ import { jobKinds } from '../jobs/kinds'
 import { notConfiguredMailer, type Mailer } from '../notify/mailer'
 import { ensureRegistry } from '../datastore/registry'
 import type { LoaderPorts } from '../jobs/loader/ports'
+import type { SchemaRegistry } from '../scheming/registry'
 
 export interface BuildOptions {
   /** A cheap way to read the newest change-log seq (see LogChangeFeed). */
@@ -37,6 +38,8 @@ export interface BuildOptions {
   loader?: LoaderPorts
   /** The job kinds the queue accepts; default: every kind of src/jobs/kinds.ts. */
   jobKinds?: JobKinds<Deps>
+  /** The site's metadata schemas (runtime/node-schemas.ts); default: none (CKAN's core schemas). */
+  schemas?: SchemaRegistry
 }
 
 export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}): Deps {
@@ -65,6 +68,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     mailer: opts.mailer ?? notConfiguredMailer(),
     loader: opts.loader,
     actions: registry,
+    schemas: opts.schemas,
   }
   return { ...services, search: new MemorySearchService(services, opts.search) }
 }

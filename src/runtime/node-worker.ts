@@ -10,6 +10,7 @@ import { datastoreUrl, openDatastore } from './node-datastore'
 import { nodeBlobStore } from './node-blob-store'
 import { nodeMailer } from './node-mailer'
 import { nodeJobRunners } from './node-job-runner'
+import { nodeSchemasOrExit } from './node-schemas'
 
 export interface NodeWorker {
   deps: Deps
@@ -44,6 +45,7 @@ export async function openNodeDeps(
     mailer: nodeMailer(config),
     jobKinds: kinds,
     loader: nodeLoaderPorts(),
+    schemas: await nodeSchemasOrExit(config),
   })
   await warmUp(deps)
   return { deps, close: () => opened.close() }

@@ -17,6 +17,7 @@ import { jobKinds } from '../jobs/kinds'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
 import { withNotModified } from './node-not-modified'
+import { nodeSchemasOrExit } from './node-schemas'
 
 const env = process.env
 const config = loadConfig(env)
@@ -49,6 +50,7 @@ const deps = buildDeps(config, db, {
   mailer: nodeMailer(config),
   loader: nodeLoaderPorts(),
   jobKinds,
+  schemas: await nodeSchemasOrExit(config),
   // npm start runs node with --expose-gc: a full collection after the index loads drops the
   // snapshot's buffers and the log tail's garbage at once (tens of MB of RSS at 10,000 datasets),
   // and one after each snapshot write drops the encoded snapshot (155 MB at 100,000)

@@ -448,6 +448,7 @@ export const TIERS: readonly Tier[] = [
       'src/storage',
       'src/notify',
       'src/validation',
+      'src/scheming',
     ],
   },
   { level: 3, name: 'auth', members: ['src/auth'] },

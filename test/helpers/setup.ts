@@ -13,6 +13,7 @@ import type { JobKinds } from '../../src/jobs/job-kinds'
 import type { Deps } from '../../src/context'
 import type { DatastoreDb } from '../../src/datastore/store'
 import { makers } from './make'
+import { nodeSchemas } from '../../src/runtime/node-schemas'
 
 /** CKAN's test-ini profile: what CKAN's own API tests run with. */
 export const TEST_PROFILE: Record<string, string> = {
@@ -67,6 +68,7 @@ export async function setup(
     mailer: nodeMailer(config),
     loader: nodeLoaderPorts(),
     jobKinds: opts.jobKinds,
+    schemas: await nodeSchemas(config),
   })
   await warmUp(deps)
   // no snapshot may be written once the test has closed its database (or the file has ended)
