@@ -44,6 +44,8 @@ export interface CompiledSchema<S> {
   /** Dataset schemas: the resource fields. */
   resourceFields: CompiledField[]
   env: SchemaEnv
+  /** Dataset schemas: the non-core fields whose words a search finds (free text, repeating blocks). */
+  textFields: string[]
 }
 
 export interface SchemingOptions {
@@ -147,6 +149,15 @@ function compileFields(list: unknown, env: SchemaEnv, coreKeys: Set<string> | nu
   return { expanded, compiled: expanded.map((f) => compileField(f, env, coreKeys, where)) }
 }
 
+const NOT_TEXT = /(^|_)(select|radio|multiple_checkbox|multiple_select|date|datetime|datetime_tz|json_object)$/
+
+/** A field of free text (not a choice, date or JSON): its words are searchable. */
+const isTextField = (f: SchemaField) =>
+  !f.choices &&
+  !f.choices_helper &&
+  !NOT_TEXT.test(String(f.preset ?? '')) &&
+  !/int_validator|boolean_validator|isodate|scheming_isodatetime/.test(String(f.validators ?? ''))
+
 /** The dataset, organization and group types a site's schema files declare. */
 export class SchemaRegistry {
   readonly datasets = new Map<string, CompiledSchema<DatasetSchema>>()
@@ -171,7 +182,8 @@ export class SchemaRegistry {
       const ds = compileFields(doc.dataset_fields, env, DATASET_CORE_KEYS, `${src.name} (dataset_fields)`, presets)
       const rs = compileFields(doc.resource_fields, env, null, `${src.name} (resource_fields)`, presets)
       const expanded = { ...doc, dataset_fields: ds.expanded, resource_fields: rs.expanded }
-      this.datasets.set(type, { type, source: doc, expanded, fields: ds.compiled, resourceFields: rs.compiled, env })
+      const textFields = ds.compiled.filter((f) => !f.core && isTextField(f.field)).map((f) => f.name)
+      this.datasets.set(type, { type, source: doc, expanded, fields: ds.compiled, resourceFields: rs.compiled, env, textFields })
     }
     for (const [list, key, map] of [
       [opts.organizationSchemas, 'organization_type', this.organizations],
@@ -182,7 +194,7 @@ export class SchemaRegistry {
         const type = (doc[key] as string | undefined) ?? (key === 'organization_type' ? 'organization' : 'group')
         const env = envOf(doc)
         const fs = compileFields(doc.fields, env, GROUP_CORE_KEYS, `${src.name} (fields)`, presets)
-        map.set(type, { type, source: doc, expanded: { ...doc, fields: fs.expanded }, fields: fs.compiled, resourceFields: [], env })
+        map.set(type, { type, source: doc, expanded: { ...doc, fields: fs.expanded }, fields: fs.compiled, resourceFields: [], env, textFields: [] })
       }
     }
   }

@@ -484,8 +484,8 @@ const VALIDATORS: Record<string, Factory> = {
     }
   },
   // ckan core: text
-  unicode_safe: () => map(text),
-  unicode: () => map(text),
+  unicode_safe: () => map((v) => (v === null ? v : text(v))),
+  unicode: () => map((v) => (v === null ? v : text(v))),
   strip_value: () => map((v) => (typeof v === 'string' ? v.trim() : v)),
   remove_whitespace: () => map((v) => (typeof v === 'string' ? v.trim() : v)),
   email_validator: () =>
@@ -704,7 +704,10 @@ export function compileValidators(s: string, field: SchemaField, env: SchemaEnv,
     if (fields) {
       if (!coreKey || !fields.includes(field.field_name))
         throw new ValidatorUnusable(`validator ${name} applies only to the core field ${fields.join(' or ')}`)
-      return () => {}
+      // the write checks the value; an empty one ends the chain here, as these validators do
+      return (run: Run) => {
+        if (run.value === ABSENT || run.value === null) stop(run)
+      }
     }
     throw new ValidatorUnusable(`validator/converter not found: '${name}'`)
   })

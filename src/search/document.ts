@@ -90,6 +90,8 @@ export interface DocumentOptions {
   vocabularyName: (id: string) => string | undefined
   /** `service.extra_resource_fields`: resource keys indexed as `res_extras_<key>`. */
   extraResourceFields: string[]
+  /** A dataset type's schema fields whose words `q` finds (scheming text fields); none by default. */
+  textFields?: (type: string) => readonly string[] | undefined
 }
 
 type Dict = Record<string, unknown>
@@ -172,12 +174,26 @@ export function indexDocument(d: Dict, opts: DocumentOptions): IndexDoc {
   numbers.views_total = 0
   numbers.views_recent = 0
 
-  // Plain keys (custom schema fields too) are exact fields of the same name.
+  // Plain keys (custom schema fields too) are exact fields of the same name; a list of plain
+  // values (a schema's multiple choice) is a multi-valued one.
   for (const [k, v] of Object.entries(d)) {
     if (NOT_PLAIN.has(k) || k in exact) continue
+    if (Array.isArray(v)) {
+      if (v.every((x) => typeof x === 'string' || typeof x === 'number')) for (const x of v) put(k, x)
+      continue
+    }
     if (v === null || v === undefined || typeof v === 'object') continue
     if (isDateField(k)) date(k, v)
     else put(k, v)
+  }
+  for (const k of opts.textFields?.(str(d.type)) ?? []) {
+    const v = d[k]
+    if (typeof v === 'string') body(v)
+    else if (Array.isArray(v))
+      for (const item of v) {
+        if (typeof item === 'string') body(item)
+        else if (item && typeof item === 'object') for (const x of Object.values(item)) if (typeof x === 'string') body(x)
+      }
   }
 
   for (const t of list(d.tags)) {

@@ -207,6 +207,7 @@ export class MemorySearchService implements SearchService {
       siteId: io.config.str('service.site_id'),
       vocabularyName: (id) => vocab.get(id),
       extraResourceFields: io.config.list('service.extra_resource_fields'),
+      textFields: (type) => io.schemas?.dataset(type)?.textFields,
     }
   }
 
