@@ -5,6 +5,7 @@ import { actions as changes } from './changes'
 import { actions as config } from './config'
 import { actions as dashboard } from './dashboard'
 import { actions as datastore } from './datastore'
+import { actions as dcat } from './dcat'
 import { actions as follow } from './follow'
 import { actions as group } from './group'
 import { actions as job } from './job'
@@ -52,5 +53,5 @@ export const registry = build([
   follow, activity, dashboard,
   relationship, rating, taskStatus, termTranslation,
   resourceView, xloader,
-  job, changes, scheming,
+  job, changes, scheming, dcat,
 ])

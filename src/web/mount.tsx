@@ -22,8 +22,7 @@ import { register, registerView, requestReset, resetPassword, resetRequestView, 
 import { activityPage } from './pages/activity'
 import { addCollaborator, changeDatasetGroup, datasetGroupsView, collaboratorsView, removeCollaborator, deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { stylesheet } from './style'
-import { datasetRdfResponse, mountDcatRoutes, negotiate } from '../dcat/routes'
-import type { RdfFormat } from '../dcat/serialize'
+import { datasetRoute, homeRoute, mountDcatRoutes } from '../dcat/routes'
 
 const HTML = 'text/html; charset=utf-8'
 
@@ -135,7 +134,7 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
     }
     return entries.length || n === 1 ? urlSet(entries) : null
   }))
-  app.get('/', route(source, 'Page', (page) => homePage(page)))
+  app.get('/', homeRoute(source, route(source, 'Page', (page) => homePage(page))))
   app.get('/about', route(source, 'Page', (page) => aboutPage(page)))
   app.get('/dataset', route(source, 'Page', (page) => searchPage(page)))
   app.get('/dataset/', route(source, 'Page', (page) => searchPage(page)))
@@ -171,14 +170,8 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   }
   mountDcatRoutes(app, source)
   const datasetHtml = route(source, 'Dataset', (page, c) => datasetPage(page, c.req.param('id')!))
-  app.get('/dataset/:id', (c) => {
-    // DCAT: /dataset/<id>.ttl (and .jsonld, .rdf, .xml), or an Accept header asking for RDF
-    const id = c.req.param('id')!
-    const ext = /^(.+)\.(ttl|jsonld|rdf|xml)$/.exec(id)
-    if (ext) return datasetRdfResponse(source, c, ext[1]!, ext[2] as RdfFormat)
-    const wanted = negotiate(c.req.header('accept') ?? null)
-    return wanted ? datasetRdfResponse(source, c, id, wanted) : datasetHtml(c)
-  })
+  // DCAT: /dataset/<id>.<format>, or an Accept header asking for RDF (ckanext-dcat's options)
+  app.get('/dataset/:id', datasetRoute(source, datasetHtml))
   app.get(
     '/dataset/:id/resource/:rid',
     route(source, 'Resource', (page, c) => resourcePage(page, c.req.param('id')!, c.req.param('rid')!)),

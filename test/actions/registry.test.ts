@@ -145,10 +145,13 @@ describe('registry', () => {
 
   it('allows GET only for the read actions of the requirements', () => {
     // and this catalogue's own read actions beyond CKAN's (issue 19), and the read actions of the
-    // extensions built in, as they declare them (ckanext-scheming's are side_effect_free)
+    // extensions built in, as they declare them: ckanext-scheming's are side_effect_free, and so are
+    // ckanext-dcat's (dcat_dataset_show is POST only there)
     const seed = new Set([
       ...SEED_READ_ACTIONS,
       'changes_list',
+      'dcat_catalog_show',
+      'dcat_catalog_search',
       ...['dataset', 'organization', 'group'].flatMap((k) => [`scheming_${k}_schema_list`, `scheming_${k}_schema_show`]),
     ])
     const extra = all

@@ -79,11 +79,14 @@ describe('DCAT', () => {
 
     const jsonld = await text('/dataset/dcat-tides.jsonld')
     expect(jsonld.type).toMatch(/^application\/ld\+json/)
-    const graph = JSON.parse(jsonld.body)['@graph'] as any[]
-    const ds = graph.find((n) => (n['@type'] ?? []).includes('http://www.w3.org/ns/dcat#Dataset'))
-    expect(ds['http://purl.org/dc/terms/title'][0]['@value']).toBe('Tide heights')
+    // compacted on the prefixes, as rdflib's auto_compact writes it for ckanext-dcat
+    const doc = JSON.parse(jsonld.body)
+    expect(doc['@context']).toMatchObject({ dcat: 'http://www.w3.org/ns/dcat#', dct: 'http://purl.org/dc/terms/' })
+    const graph = doc['@graph'] as any[]
+    const ds = graph.find((n) => [n['@type']].flat().includes('dcat:Dataset'))
+    expect(ds['dct:title']).toBe('Tide heights')
     // as many statements in each serialisation
-    const jsonCount = graph.reduce((n, node) => n + Object.entries(node).filter(([k]) => k !== '@id').reduce((m, [, v]) => m + (v as unknown[]).length, 0), 0)
+    const jsonCount = graph.reduce((n, node) => n + Object.entries(node).filter(([k]) => k !== '@id').reduce((m, [, v]) => m + [v].flat().length, 0), 0)
     expect(jsonCount).toBe(quads.length)
     for (const ext of ['rdf', 'xml']) {
       const xml = await text(`/dataset/dcat-tides.${ext}`)
@@ -100,10 +103,9 @@ describe('DCAT', () => {
     expect((await text('/')).body).toContain('<link rel="alternate" type="application/rdf+xml" href="/catalog.rdf"/>')
   })
 
-  it('negotiates on /dataset/<name> and /catalog, and keeps HTML for browsers', async () => {
-    expect((await text('/dataset/dcat-tides', { accept: 'text/turtle' })).type).toMatch(/^text\/turtle/)
-    expect((await text('/dataset/dcat-tides', { accept: 'application/ld+json' })).type).toMatch(/^application\/ld\+json/)
-    expect((await text('/dataset/dcat-tides', { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' })).type).toMatch(/^text\/html/)
+  it('negotiates on /catalog; /dataset/<name> only with ckanext.dcat.enable_content_negotiation (test/dcat/ckanext-dcat.test.ts)', async () => {
+    expect((await text('/dataset/dcat-tides', { accept: 'text/turtle' })).type).toMatch(/^text\/html/)
+    expect((await text('/', { accept: 'application/ld+json' })).type).toMatch(/^text\/html/)
     expect((await text('/catalog', { accept: 'text/turtle' })).type).toMatch(/^text\/turtle/)
     expect((await text('/catalog')).type).toMatch(/^application\/rdf\+xml/)
   })
@@ -123,12 +125,13 @@ describe('DCAT', () => {
     expect(second.filter((q) => q.predicate.value === 'http://www.w3.org/ns/dcat#dataset')).toHaveLength(5)
     const future = new Parser().parse((await text('/catalog.ttl?modified_since=2999-01-01')).body)
     expect(future.filter((q) => q.predicate.value === 'http://www.w3.org/ns/dcat#dataset')).toHaveLength(0)
-    expect((await text('/catalog.ttl?modified_since=yesterday-ish')).status).toBe(400)
+    expect((await text('/catalog.ttl?modified_since=yesterday-ish')).status).toBe(409)
   })
 
   it('keeps private datasets out of the catalogue and data.json, and answers their RDF only to those who may read them', async () => {
     for (const path of ['/catalog.ttl', '/catalog.ttl?page=2', '/data.json']) expect((await text(path, { authorization: sys.apikey })).body).not.toContain('Secret soundings')
-    expect((await text('/dataset/dcat-secret.ttl')).status).toBe(404)
+    // ckanext-dcat: package_show's Not Authorized is a 403
+    expect((await text('/dataset/dcat-secret.ttl')).status).toBe(403)
     const mine = await text('/dataset/dcat-secret.ttl', { authorization: sys.apikey })
     expect(mine.status).toBe(200)
     expect(mine.body).toContain('Secret soundings')
@@ -190,6 +193,6 @@ describe('DCAT validators', () => {
     const mine = await t.app.request('/dataset/dcat-secret.ttl', { headers: { authorization: (member as any).apikey } })
     expect(mine.status).toBe(200)
     expect(mine.headers.get('cache-control')).toMatch(/^private/)
-    expect((await t.app.request('/dataset/dcat-secret.ttl', { headers: { 'if-none-match': mine.headers.get('etag')! } })).status).toBe(404)
+    expect((await t.app.request('/dataset/dcat-secret.ttl', { headers: { 'if-none-match': mine.headers.get('etag')! } })).status).toBe(403)
   })
 })

@@ -96,7 +96,14 @@ describe('web pages on the Worker', () => {
     expect(ttl.status).toBe(200)
     expect(ttl.type).toMatch(/^text\/turtle/)
     expect(ttl.html).toContain('dcat:Dataset')
-    expect((await page('/dataset/edge-web-private.ttl')).status).toBe(404)
+    // ckanext-dcat's answers: 403 for a private dataset, n3 and the catalogue with their Content-Types
+    expect((await page('/dataset/edge-web-private.ttl')).status).toBe(403)
+    expect((await page('/dataset/edge-web-data.n3')).type).toBe('text/n3')
+    const catalog = await page('/catalog.jsonld?profiles=euro_dcat_ap_2,schemaorg')
+    expect(catalog.type).toBe('application/ld+json')
+    expect(catalog.html).toContain('schema:Dataset')
+    expect(catalog.html).not.toContain('edge-web-private')
+    expect((await page('/dataset/edge-web-data.jsonld?profiles=croissant')).html).toContain('http://mlcommons.org/croissant/1.0')
     expect((await page('/data.json')).html).toContain('"Edge web data"')
 
     // MCP (Streamable HTTP, JSON answers) in the isolate: initialize, list the tools, search

@@ -7,6 +7,7 @@ import { call, siteInfo, type Page } from '../page'
 import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, readDatasetQuery, searchParams, withParams } from '../search-query'
 import { SearchQueryError, SearchError, ValidationError } from '../../errors'
 import { datasetJsonLd, scriptJson, siteBase } from '../seo'
+import { structuredData } from '../../dcat/routes'
 import { FollowButton } from './publish'
 import { canEditPackage } from '../../auth/package'
 import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collaborator'
@@ -218,6 +219,8 @@ export async function datasetPage(page: Page, id: string) {
     activity = [] // activity may be switched off or not readable by this caller
   }
   const names = await actorNames(page, activity)
+  // ckanext-dcat's structured_data / croissant plugins, else the page's own schema.org JSON-LD
+  const embedded = await structuredData(page, d)
   const extras = (d.extras ?? []) as Dict[]
   const org = d.organization as Dict | null
   return (
@@ -227,7 +230,7 @@ export async function datasetPage(page: Page, id: string) {
       alternate={`/api/3/action/package_show?id=${encodeURIComponent(d.id)}`}
       rdf={`/dataset/${encodeURIComponent(d.name)}`}
       description={text(d.notes)}
-      jsonLd={scriptJson(datasetJsonLd(d, siteBase(page.deps.config.str('service.site_url')), siteInfo(page).title))}
+      jsonLd={embedded ?? scriptJson(datasetJsonLd(d, siteBase(page.deps.config.str('service.site_url')), siteInfo(page).title))}
     >
       <Crumbs items={[['Datasets', '/dataset'], ...(org ? ([[text(org.title) || text(org.name), `/organization/${encodeURIComponent(org.name)}`]] as [string, string][]) : []), [text(d.title) || text(d.name), datasetHref(d)]]} />
       <h1>
