@@ -1,7 +1,9 @@
 // Admin CLI (like `ckan sysadmin`): npm run admin -- sysadmin add|remove|list [NAME] [--email E] [--password P]
-// and npm run admin -- datastore load (scripts/admin-datastore.ts), npm run admin -- demo (scripts/demo.ts)
+// and npm run admin -- datastore load (scripts/admin-datastore.ts), npm run admin -- demo (scripts/demo.ts),
+// npm run admin -- scheming check|push (scripts/admin-scheming.ts)
 import { datastoreCommand, datastoreUsage } from './admin-datastore'
 import { demoCommand, demoUsage } from './demo'
+import { schemingCommand, schemingUsage } from './admin-scheming'
 import { loadConfig } from '../src/config/load'
 import { buildDeps } from '../src/runtime/deps'
 import { openCatalogDb } from '../src/runtime/node-db'
@@ -11,6 +13,7 @@ import { ensureSiteUser } from '../src/model/site-user'
 const args = process.argv.slice(2)
 if (args[0] === 'datastore') process.exit(await datastoreCommand(args.slice(1)))
 if (args[0] === 'demo') process.exit(await demoCommand(args.slice(1)))
+if (args[0] === 'scheming') process.exit(await schemingCommand(args.slice(1)))
 const flag = (name: string) => {
   const i = args.indexOf(`--${name}`)
   if (i < 0) return undefined
@@ -26,7 +29,8 @@ const usage = `usage: npm run admin -- sysadmin add NAME [--email E] [--password
        npm run admin -- sysadmin remove NAME
        npm run admin -- sysadmin list
 ${datastoreUsage.replace('usage: ', '       ')}
-${demoUsage.replace('usage: ', '       ')}   (loads a sample catalogue: scripts/demo/)`
+${demoUsage.replace('usage: ', '       ')}   (loads a sample catalogue: scripts/demo/)
+${schemingUsage.replace('usage: ', '       ')}   (checks the scheming.* files; push stores them for Workers)`
 
 if (group !== 'sysadmin' || !verb) {
   console.error(usage)

@@ -41,6 +41,8 @@ import {
   findByIdOrName,
   type MemberRow,
 } from './member'
+import { groupInput, groupSchemaFor } from '../scheming/dataset'
+import { zodToErrorDict } from '../validation/zod-errors'
 
 type Step = BatchItem<'sqlite'>
 
@@ -87,6 +89,33 @@ export function groupParams(create: boolean) {
 }
 
 export type GroupParams = z.output<ReturnType<typeof groupParams>>
+
+/**
+ * The params through the organization or group type's schema (scheming), where the site has one:
+ * its fields checked, the non-core ones kept as extras. `current`: the shown dict of the group a
+ * patch changes (its schema fields and free extras are kept where the patch gives none, as CKAN's
+ * patch is a show merged with the patch and updated).
+ */
+export function withGroupSchema(
+  ctx: ActionContext,
+  o: { isOrg: boolean; type: string; create: boolean; current?: Record<string, unknown> },
+  input: Record<string, unknown>,
+  params: GroupParams,
+): GroupParams {
+  const schema = groupSchemaFor(ctx.schemas, o.isOrg, o.type)
+  if (!schema) return params
+  const raw: Record<string, unknown> = { ...input }
+  if (o.current) {
+    for (const f of schema.fields)
+      if (!(f.name in raw) && o.current[f.name] !== undefined && o.current[f.name] !== null) raw[f.name] = o.current[f.name]
+    if (raw.extras === undefined && Array.isArray(o.current.extras)) raw.extras = o.current.extras
+  }
+  const typed = groupInput(schema, raw, o.create ? 'create' : 'update')
+  if (Object.keys(typed.errors).length) throw new ValidationError(typed.errors)
+  const parsed = groupParams(o.create).safeParse(typed.raw)
+  if (!parsed.success) throw new ValidationError(zodToErrorDict(parsed.error))
+  return parsed.data
+}
 
 // ---- saving a group -----------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import { displayName, imageDisplayUrl } from './group-display'
 import { followerCount } from './follower'
 import { packageDicts } from './package'
 import { userDicts } from './user'
+import { groupOutput, groupSchemaFor } from '../scheming/dataset'
 
 export type GroupRow = typeof groups.$inferSelect
 
@@ -313,7 +314,8 @@ export async function groupDict(ctx: ActionContext, g: GroupRow, o: GroupDictOpt
     d.packages = await datasetDicts(ctx, await groupDatasetIds(ctx, g, o.datasets))
   if (o.tags) d.tags = []
   if (o.users) d.users = await memberUserDicts(ctx, g.id)
-  return d
+  const schema = o.extras ? groupSchemaFor(ctx.schemas, g.is_organization, g.type) : undefined
+  return schema ? groupOutput(schema, d) : d
 }
 
 /** ckan asbool: true/false spellings only; anything else is an error (group_show flags). */

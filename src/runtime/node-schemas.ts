@@ -3,8 +3,8 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Config } from '../config/load'
-import { loadScheming, modulePath } from '../scheming/load'
-import { SchemaError } from '../scheming/registry'
+import { collectScheming, registryFrom, modulePath, type SchemingSnapshot } from '../scheming/load'
+import { SchemaError, type SchemaRegistry } from '../scheming/registry'
 
 export function readSchemaFile(config: Config, name: string): Promise<string> {
   if (/^https?:\/\//i.test(name)) {
@@ -18,13 +18,19 @@ export function readSchemaFile(config: Config, name: string): Promise<string> {
   return readFile(path, 'utf8')
 }
 
-/** The site's schemas (undefined: none configured); a broken schema file stops the start. */
-export const nodeSchemas = (config: Config) => loadScheming(config, (name) => readSchemaFile(config, name))
+/** The site's schemas (undefined: none configured) and the snapshot they were built from. */
+export async function nodeScheming(config: Config): Promise<{ schemas?: SchemaRegistry; snapshot: SchemingSnapshot | null }> {
+  const snapshot = await collectScheming(config, (name) => readSchemaFile(config, name))
+  return { schemas: snapshot && registryFrom(snapshot, config.str('service.locale_default')), snapshot: snapshot ?? null }
+}
+
+/** The site's schemas (undefined: none configured). */
+export const nodeSchemas = async (config: Config) => (await nodeScheming(config)).schemas
 
 /** nodeSchemas for a process entry: a schema that cannot be used ends the start with its reason. */
 export async function nodeSchemasOrExit(config: Config) {
   try {
-    return await nodeSchemas(config)
+    return await nodeScheming(config)
   } catch (e) {
     if (!(e instanceof SchemaError)) throw e
     console.error(`Metadata schema error: ${e.message}`)

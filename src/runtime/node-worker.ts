@@ -45,7 +45,7 @@ export async function openNodeDeps(
     mailer: nodeMailer(config),
     jobKinds: kinds,
     loader: nodeLoaderPorts(),
-    schemas: await nodeSchemasOrExit(config),
+    schemas: (await nodeSchemasOrExit(config)).schemas,
   })
   await warmUp(deps)
   return { deps, close: () => opened.close() }

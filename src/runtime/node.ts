@@ -18,6 +18,7 @@ import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
 import { withNotModified } from './node-not-modified'
 import { nodeSchemasOrExit } from './node-schemas'
+import { storeSchemingSnapshot } from '../scheming/store'
 
 const env = process.env
 const config = loadConfig(env)
@@ -41,6 +42,7 @@ const datastore = await openDatastore(
   env.DATASTORE_AUTH_TOKEN,
   readUrl ? { url: readUrl, authToken: env.DATASTORE_READ_AUTH_TOKEN } : undefined,
 )
+const scheming = await nodeSchemasOrExit(config)
 const deps = buildDeps(config, db, {
   headProbe,
   writeExecutor,
@@ -50,13 +52,15 @@ const deps = buildDeps(config, db, {
   mailer: nodeMailer(config),
   loader: nodeLoaderPorts(),
   jobKinds,
-  schemas: await nodeSchemasOrExit(config),
+  schemas: scheming.schemas,
   // npm start runs node with --expose-gc: a full collection after the index loads drops the
   // snapshot's buffers and the log tail's garbage at once (tens of MB of RSS at 10,000 datasets),
   // and one after each snapshot write drops the encoded snapshot (155 MB at 100,000)
   search: { afterBulkWork: () => (globalThis as { gc?: () => void }).gc?.() },
 })
 await warmUp(deps)
+// Workers isolates read no files: they build the same schemas from the snapshot kept here
+await storeSchemingSnapshot(deps, scheming.snapshot)
 
 const { created } = await ensureSiteUser(deps)
 if (created || (await listSysadmins(deps)).length <= 1) {

@@ -26,6 +26,7 @@ import { notConfiguredBlobStore } from '../storage/blob-store'
 import { notConfiguredMailer } from '../notify/mailer'
 import { r2BlobStore, type R2Bucket } from './worker-blob-store'
 import { gatedClient, type WriteGate } from './worker-db'
+import { SCHEMING_KEY, storedSchemas } from '../scheming/store'
 
 /** [vars], secrets and bindings: STORAGE is the R2 bucket of uploads (wrangler.toml r2_buckets). */
 interface WorkerEnv {
@@ -79,6 +80,11 @@ function build(env: WorkerEnv): Built {
     mailer: notConfiguredMailer('no mail adapter on Workers; smtp.server applies to Node only'),
   })
   const search = shared.search as MemorySearchService
+  // a new schema snapshot applies to the isolate's next requests
+  shared.changes.subscribe(async (batch, reader) => {
+    if (batch.some((c) => c.entity_type === '*' || (c.entity_type === 'config' && c.entity_id === SCHEMING_KEY)))
+      shared.schemas = await storedSchemas(reader, config.str('service.locale_default'))
+  })
   /** Set once a request has loaded the runtime config and caught up; retried until one has. */
   let warm = false
   const gate: WriteGate = { until: 0 }
@@ -114,6 +120,8 @@ function build(env: WorkerEnv): Built {
       // Each request that finds the isolate cold warms it itself; a failure is retried next time.
       // Migrations run out of band (drizzle-kit migrate); only the config overlay loads here.
       await warmUp(deps)
+      // the site's schemas, from the snapshot its Node side (or `admin scheming push`) stored
+      deps.schemas = shared.schemas = await storedSchemas(deps.read, config.str('service.locale_default'))
       warm = true
     }
     return deps

@@ -10,6 +10,8 @@ import { ABSENT, DateValue, runChain } from './validators'
 
 type Dict = Record<string, unknown>
 export type DatasetType = CompiledSchema<DatasetSchema>
+/** Any compiled schema: a dataset type, or an organization or group type (no resource fields). */
+type AnySchema = CompiledSchema<unknown>
 
 /**
  * The schema a dataset of `type` follows: undefined where the site has none for it (CKAN's core
@@ -91,7 +93,7 @@ function checkField(f: CompiledField, data: Dict, create: boolean): FieldOutcome
  * schema too, the schema's other fields as extras (replacing free extras of the same key), form
  * inputs consumed; and the schema's errors, which the caller merges with the core checks'.
  */
-export function datasetInput(schema: DatasetType, raw: Dict, mode: 'create' | 'update'): { raw: Dict; errors: ErrorDict } {
+export function datasetInput(schema: AnySchema, raw: Dict, mode: 'create' | 'update'): { raw: Dict; errors: ErrorDict } {
   const data: Dict = { ...raw }
   expandFormComposite(data, schema.fields.filter((f) => f.sub).map((f) => f.name))
   const errors: ErrorDict = {}
@@ -134,7 +136,7 @@ export function datasetInput(schema: DatasetType, raw: Dict, mode: 'create' | 'u
 }
 
 /** One resource dict through the schema's resource fields (all of them kept on the resource). */
-export function resourceInput(schema: DatasetType, raw: Dict, create: boolean): { res: Dict; errors: ErrorDict } {
+export function resourceInput(schema: AnySchema, raw: Dict, create: boolean): { res: Dict; errors: ErrorDict } {
   const data: Dict = { ...raw }
   expandFormComposite(data, schema.resourceFields.filter((f) => f.sub).map((f) => f.name))
   const out: Dict = { ...data }
@@ -175,7 +177,7 @@ function showField(f: CompiledField, value: unknown): unknown {
 }
 
 /** package_show's dict of a dataset of this schema: its extras that are schema fields as top-level keys. */
-export function datasetOutput(schema: DatasetType, dict: Dict): Dict {
+export function datasetOutput(schema: AnySchema, dict: Dict): Dict {
   const extras = Array.isArray(dict.extras) ? (dict.extras as { key: string; value: string }[]) : []
   const byKey = new Map(extras.map((e) => [e.key, e.value]))
   const out: Dict = { ...dict }
@@ -210,6 +212,18 @@ export function datasetOutput(schema: DatasetType, dict: Dict): Dict {
     })
   return out
 }
+
+/**
+ * The schema of an organization or group type (`organization_type` / `group_type`): undefined where
+ * the site has none for it (CKAN's core group schema applies).
+ */
+export function groupSchemaFor(reg: SchemaRegistry | undefined, isOrg: boolean, type: string) {
+  return (isOrg ? reg?.organizations : reg?.groups)?.get(type)
+}
+
+/** Organizations and groups store their fields as datasets do: other fields as extras. */
+export const groupInput = datasetInput
+export const groupOutput = datasetOutput
 
 /** Merges the schema's errors with the core checks' (the schema's first, no message twice). */
 export function mergeErrors(schemaErrors: ErrorDict, coreErrors: ErrorDict): ErrorDict {

@@ -4,7 +4,7 @@ import type { ActionContext } from '../../context'
 import { ValidationError } from '../../errors'
 import { requireCanCreateGroup } from '../../auth/group'
 import { SHOW_DEFAULTS, groupDict, kindOf } from '../../model/group'
-import { groupParams, saveGroup } from '../../model/group-write'
+import { groupParams, saveGroup, withGroupSchema } from '../../model/group-write'
 import { applyImage, planImage } from '../../model/image-upload'
 
 const help = (kind: string) => `Create a new ${kind}.
@@ -73,7 +73,8 @@ export function createAction({ name, isOrg }: { name: string; isOrg: boolean }) 
     async run(ctx, params, input) {
       refuseOrgType(isOrg, input)
       const image = planImage(ctx, 'group', input, undefined)
-      const p = { ...params, image_url: image.imageUrl ?? params.image_url }
+      const typed = withGroupSchema(ctx, { isOrg, type: params.type || kind, create: true }, input, params)
+      const p = { ...typed, image_url: image.imageUrl ?? typed.image_url }
       const row = await saveGroup(ctx, { isOrg, params: p, partial: false })
       await applyImage(ctx, image)
       return groupDict(ctx, row, { ...SHOW_DEFAULTS(ctx, isOrg), users: true })

@@ -8,7 +8,7 @@ import {
   type GroupDictOptions,
   type GroupRow,
 } from '../../model/group'
-import { groupParams, saveGroup } from '../../model/group-write'
+import { groupParams, saveGroup, withGroupSchema } from '../../model/group-write'
 import { applyImage, planImage } from '../../model/image-upload'
 import { requireCanEditGroup } from '../../auth/group'
 
@@ -66,7 +66,9 @@ export function updateAction(o: { name: string; isOrg: boolean; partial: boolean
     async run(ctx, params, input) {
       const existing = await loadGroup(ctx, params.id, { isOrg, notFound: NOT_FOUND })
       const image = planImage(ctx, 'group', input, existing.image_url)
-      const p = { ...params, image_url: image.imageUrl ?? params.image_url }
+      const current = partial ? await groupDict(ctx, existing, UPDATE_RESULT) : undefined
+      const typed = withGroupSchema(ctx, { isOrg, type: existing.type, create: false, current }, input, params)
+      const p = { ...typed, image_url: image.imageUrl ?? typed.image_url }
       const row = await saveGroup(ctx, { isOrg, existing, params: p, partial })
       await applyImage(ctx, image)
       return groupDict(ctx, row, UPDATE_RESULT)
