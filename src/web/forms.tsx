@@ -30,12 +30,12 @@ export function FieldError({ errors, name }: { errors: Errors; name: string }) {
   )
 }
 
-export function Summary({ errors }: { errors: Errors }) {
+export function Summary({ errors, page }: { errors: Errors; page: Page }) {
   const keys = Object.keys(errors)
   if (!keys.length) return null
   return (
     <div class="error" role="alert">
-      <p>The form contains invalid entries:</p>
+      <p>{page.t('form.invalid')}</p>
       <ul>
         {keys.map((k) => (
           <li>

@@ -76,7 +76,7 @@ export function newGroupView(page: Page, kind: Kind, values: Dict = {}, errors: 
     <Layout page={page} title={`Create ${one}`}>
       <Crumbs items={[[plural, `/${kind}`], [`Create ${one}`, `/${kind}/new`]]} />
       <h1>Create {one}</h1>
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <GroupForm page={page} kind={kind} action={`/${kind}/new`} submit={`Create ${one}`} values={values} errors={errors} isNew />
     </Layout>
   )
@@ -114,7 +114,7 @@ export async function editGroupView(page: Page, kind: Kind, id: string, values?:
       <Crumbs items={[[TITLES[kind][0], `/${kind}`], [titleOf(g), href], ['Edit', `/${kind}/edit/${encodeURIComponent(g.name)}`]]} />
       <h1>Edit {titleOf(g)}</h1>
       <ManageNav kind={kind} g={g} />
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <GroupForm
         page={page}
         kind={kind}
@@ -177,7 +177,7 @@ export async function membersView(page: Page, kind: Kind, id: string, errors: Er
       <Crumbs items={[[TITLES[kind][0], `/${kind}`], [titleOf(g), href], ['Members', `/${kind}/members/${n}`]]} />
       <h1>Members of {titleOf(g)}</h1>
       <ManageNav kind={kind} g={g} />
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <h2>Add a member, or change a role</h2>
       <UserRoleForm page={page} action={`/${kind}/member_new/${n}`} roles={ROLES} roleField="role" roleLabel="Role" errorField="username" errors={errors} values={values} />
       <h2>Members</h2>

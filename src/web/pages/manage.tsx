@@ -61,7 +61,7 @@ export async function editDatasetView(page: Page, id: string, values?: Dict, err
     <Layout page={page} title={`Edit - ${titleOf(d)}`}>
       <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), href], ['Edit', `/dataset/edit/${encodeURIComponent(d.name)}`]]} />
       <h1>Edit {titleOf(d)}</h1>
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <DatasetForm
         page={page}
         action={`/dataset/edit/${encodeURIComponent(d.name)}`}
@@ -147,7 +147,7 @@ export async function editResourceView(page: Page, id: string, rid: string, valu
     <Layout page={page} title={`Edit - ${str(r.name) || 'Resource'}`}>
       <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), datasetHref(d)], [str(r.name) || 'Resource', base], ['Edit', `${base}/edit`]]} />
       <h1>Edit {str(r.name) || 'resource'}</h1>
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action={`${base}/edit`} enctype="multipart/form-data">
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <div>
@@ -257,7 +257,7 @@ export async function collaboratorsView(page: Page, id: string, errors: Errors =
     <Layout page={page} title={`Collaborators - ${titleOf(d)}`}>
       <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), href], ['Collaborators', base]]} />
       <h1>Collaborators of {titleOf(d)}</h1>
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <UserRoleForm page={page} action={`${base}/new`} roles={capacities} roleField="capacity" roleLabel="Capacity" errorField="user_id" errors={errors} values={values} />
       <h2>Collaborators</h2>
       {list.length ? (
@@ -317,7 +317,7 @@ export async function datasetGroupsView(page: Page, id: string, errors: Errors =
     <Layout page={page} title={`Groups - ${titleOf(d)}`}>
       <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), href], ['Groups', base]]} />
       <h1>Groups of {titleOf(d)}</h1>
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       {addable.length ? (
         <form class="form" method="post" action={`${base}/add`}>
           <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />

@@ -53,7 +53,7 @@ export function registerView(page: Page, values: Dict = {}, errors: Errors = {})
   return (
     <Layout page={page} title="Register">
       <h1>Register for an account</h1>
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action="/user/register">
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <div>
@@ -177,7 +177,7 @@ function resetFormView(page: Page, id: string, key: string, user: Dict, errors: 
     <Layout page={page} title={pending ? 'Choose your password' : 'Choose a new password'}>
       <h1>{pending ? 'Choose your password' : 'Choose a new password'}</h1>
       <p>For the account {str(user.name)}.</p>
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action={`/user/reset/${encodeURIComponent(id)}`}>
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <input type="hidden" name="key" value={key} />

@@ -50,7 +50,7 @@ export async function editUserView(page: Page, id: string, values?: Dict, errors
           Profile updated.
         </p>
       ) : null}
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action={`/user/edit/${encodeURIComponent(u.name)}`}>
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <div>
@@ -148,7 +148,7 @@ export async function apiTokensView(page: Page, id: string, created?: { name: st
           </p>
         </section>
       ) : null}
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action={base}>
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <div>
