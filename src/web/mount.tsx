@@ -144,14 +144,14 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
         call<string[]>(page, 'organization_list', { limit: 1000 }),
         call<string[]>(page, 'group_list', { limit: 1000 }),
       ])
-      return urlSet([
-        ...['/', '/dataset', '/organization', '/group'].map((p) => ({ loc: `${base}${p}` })),
-        ...orgs.map((o) => ({ loc: `${base}/organization/${encodeURIComponent(o)}` })),
-        ...groups.map((g) => ({ loc: `${base}/group/${encodeURIComponent(g)}` })),
-      ])
+      return urlSet(base, [
+        ...['/', '/dataset', '/organization', '/group'].map((path) => ({ path })),
+        ...orgs.map((o) => ({ path: `/organization/${encodeURIComponent(o)}` })),
+        ...groups.map((g) => ({ path: `/group/${encodeURIComponent(g)}` })),
+      ], page.offered)
     }
     if (n > 100_000) return null
-    const entries: { loc: string; lastmod?: string }[] = []
+    const entries: { path: string; lastmod?: string }[] = []
     for (let start = (n - 1) * SITEMAP_PAGE; entries.length < SITEMAP_PAGE; start += 1000) {
       const found: { results: { name: string; metadata_modified?: string }[] } = await call(page, 'package_search', {
         rows: 1000,
@@ -159,10 +159,10 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
         sort: 'metadata_created asc, name asc',
         fl: 'name,metadata_modified',
       })
-      for (const d of found.results) entries.push({ loc: `${base}/dataset/${encodeURIComponent(d.name)}`, lastmod: d.metadata_modified })
+      for (const d of found.results) entries.push({ path: `/dataset/${encodeURIComponent(d.name)}`, lastmod: d.metadata_modified })
       if (found.results.length < 1000) break
     }
-    return entries.length || n === 1 ? urlSet(entries) : null
+    return entries.length || n === 1 ? urlSet(base, entries, page.offered) : null
   }))
   app.get('/', route(source, 'Page', (page) => homePage(page)))
   app.get('/about', route(source, 'Page', (page) => aboutPage(page)))

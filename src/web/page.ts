@@ -23,7 +23,7 @@ export interface Page {
   prefix: string
   /** ckan.locales_offered (the language switcher, hreflang links). */
   offered: Locale[]
-  /** The page's own text in its language: `t('key', { n })`. */
+  /** The page's own text in its language: t(key, values), e.g. t("common.datasetCount", { n }). */
   t: Translate
   /** A stored date (or date and time, UTC) in the page's language. */
   date(v: unknown, withTime?: boolean): string
