@@ -32,6 +32,7 @@ const HTML = 'text/html; charset=utf-8'
 async function html(node: Child, status = 200, cookies: string[] = [], prefix = ''): Promise<Response> {
   const body = '<!doctype html>' + prefixLinks(await (node as { toString(): string | Promise<string> }).toString(), prefix)
   const headers = new Headers({ 'content-type': HTML, 'cache-control': 'no-cache' })
+  if (!prefix) headers.set('vary', 'Accept-Language') // the language came from the header or the default
   for (const c of cookies) headers.append('set-cookie', c)
   return new Response(body, { status, headers })
 }
