@@ -33,7 +33,8 @@ export const OPTIONS: OptionDef[] = [
   o('service.homepage_style', 'string', '1', 'Front page layout number (positive integer).', true),
   o('logo_upload', 'string', null, 'Uploaded logo (runtime option).', true),
   o('clear_logo_upload', 'string', null, 'Clears the uploaded logo (runtime option).', true),
-  o('service.locale_default', 'string', 'en', 'Default locale.'),
+  o('service.locale_default', 'string', 'en', 'Default locale: the web pages\' language when the URL has no /<locale> prefix and Accept-Language names no offered one.'),
+  o('service.locales_offered', 'list', ['en', 'fr', 'de', 'es'], 'Languages the web pages are offered in (of en, fr, de, es): each answers under /<locale>/ and in the language switcher.'),
   o('service.plugins', 'list', ['datastore'], 'Enabled plugins, reported by status_show as extensions.'),
   o('email_to', 'string', null, 'Address that receives error e-mails (status_show error_emails_to).'),
   // Metadata schemas (ckanext-scheming's options, spelled as it spells them)

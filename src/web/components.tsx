@@ -2,6 +2,7 @@
 // Pieces shared by several pages: a dataset in a list, the pager, facet lists.
 
 import { call, type Page } from './page'
+import type { Translate } from './i18n'
 
 type Dict = Record<string, any>
 
@@ -35,18 +36,18 @@ export function excerpt(s: unknown, n = 180): string {
 
 export const datasetHref = (d: Dict) => `/dataset/${encodeURIComponent(text(d.name) || text(d.id))}`
 
-export function DatasetItem({ d }: { d: Dict }) {
+export function DatasetItem({ d, t }: { d: Dict; t: Translate }) {
   const formats = [...new Set(((d.resources ?? []) as Dict[]).map((r) => text(r.format)).filter(Boolean))]
   return (
     <li>
       <h3>
         <a href={datasetHref(d)}>{text(d.title) || text(d.name)}</a>{' '}
-        {d.private ? <span class="badge private">Private</span> : null}
+        {d.private ? <span class="badge private">{t('common.private')}</span> : null}
       </h3>
       {d.organization?.title ? <div class="muted">{text(d.organization.title)}</div> : null}
-      {d.notes ? <p>{excerpt(d.notes)}</p> : <p class="muted">No description</p>}
+      {d.notes ? <p>{excerpt(d.notes)}</p> : <p class="muted">{t('common.noDescription')}</p>}
       {formats.length ? (
-        <div class="formats" aria-label="Formats">
+        <div class="formats" aria-label={t('common.formats')}>
           {formats.map((f) => (
             <span class="badge">{f}</span>
           ))}
@@ -56,29 +57,29 @@ export function DatasetItem({ d }: { d: Dict }) {
   )
 }
 
-export function DatasetList({ items }: { items: Dict[] }) {
+export function DatasetList({ items, t }: { items: Dict[]; t: Translate }) {
   return (
     <ul class="items">
       {items.map((d) => (
-        <DatasetItem d={d} />
+        <DatasetItem d={d} t={t} />
       ))}
     </ul>
   )
 }
 
 /** Page links for `count` items at `size` a page; `href(n)` is page n's URL. */
-export function Pager({ page, count, size, href }: { page: number; count: number; size: number; href: (n: number) => string }) {
+export function Pager({ page, count, size, href, t }: { page: number; count: number; size: number; href: (n: number) => string; t: Translate }) {
   const last = Math.max(1, Math.ceil(count / size))
   if (last <= 1) return null
   const shown = new Set([1, last, page - 2, page - 1, page, page + 1, page + 2].filter((n) => n >= 1 && n <= last))
   const nums = [...shown].sort((a, b) => a - b)
   return (
-    <nav aria-label="Pages">
+    <nav aria-label={t('common.pages')}>
       <ul class="pager">
         {page > 1 ? (
           <li>
             <a href={href(page - 1)} rel="prev">
-              Previous
+              {t('common.previous')}
             </a>
           </li>
         ) : null}
@@ -103,7 +104,7 @@ export function Pager({ page, count, size, href }: { page: number; count: number
         {page < last ? (
           <li>
             <a href={href(page + 1)} rel="next">
-              Next
+              {t('common.next')}
             </a>
           </li>
         ) : null}
@@ -118,7 +119,7 @@ export interface FacetItem {
   count: number
 }
 
-export function FacetList({ title, items, active, href }: { title: string; items: FacetItem[]; active: (name: string) => boolean; href: (name: string) => string }) {
+export function FacetList({ title, items, active, href, t }: { title: string; items: FacetItem[]; active: (name: string) => boolean; href: (name: string) => string; t: Translate }) {
   if (!items.length) return null
   return (
     <section>
@@ -127,7 +128,7 @@ export function FacetList({ title, items, active, href }: { title: string; items
         {items.map((f) => (
           <li>
             {active(f.name) ? (
-              <a href={href(f.name)} aria-current="true" title="Remove this filter">
+              <a href={href(f.name)} aria-current="true" title={t('common.removeFilter')}>
                 <span>{f.display_name || f.name} ✕</span> <span class="count">{f.count}</span>
               </a>
             ) : (

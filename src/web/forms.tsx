@@ -30,12 +30,12 @@ export function FieldError({ errors, name }: { errors: Errors; name: string }) {
   )
 }
 
-export function Summary({ errors }: { errors: Errors }) {
+export function Summary({ errors, page }: { errors: Errors; page: Page }) {
   const keys = Object.keys(errors)
   if (!keys.length) return null
   return (
     <div class="error" role="alert">
-      <p>The form contains invalid entries:</p>
+      <p>{page.t('form.invalid')}</p>
       <ul>
         {keys.map((k) => (
           <li>
@@ -71,18 +71,19 @@ export function PostButton(props: { page: Page; action: string; label: string; a
 }
 
 /** A page asking whether to delete `title`; its form POSTs the deletion to `action`. */
-export function ConfirmDelete(props: { page: Page; what: string; title: string; action: string; back: string; crumbs: [string, string][] }) {
+export function ConfirmDelete(props: { page: Page; what: 'dataset' | 'resource' | 'organization' | 'group'; title: string; action: string; back: string; crumbs: [string, string][] }) {
+  const t = props.page.t
   return (
-    <Layout page={props.page} title={`Delete - ${props.title}`}>
-      <Crumbs items={props.crumbs} />
-      <h1>Delete {props.what}</h1>
+    <Layout page={props.page} title={t('confirm.title', { title: props.title })}>
+      <Crumbs page={props.page} items={props.crumbs} />
+      <h1>{t('confirm.heading', { what: props.what })}</h1>
       <p>
-        Are you sure you want to delete the {props.what} <strong>{props.title}</strong>?
+        {t('confirm.question', { what: props.what })} <strong>{props.title}</strong>
       </p>
       <form class="form" method="post" action={props.action}>
         <input type="hidden" name={CSRF_FIELD} value={props.page.csrf()} />
         <div>
-          <button type="submit">Delete</button> <a href={props.back}>Cancel</a>
+          <button type="submit">{t('common.delete')}</button> <a href={props.back}>{t('common.cancel')}</a>
         </div>
       </form>
     </Layout>
@@ -90,16 +91,16 @@ export function ConfirmDelete(props: { page: Page; what: string; title: string; 
 }
 
 /** A new password and its confirmation (`password1`, `password2`); errors under `password`. */
-export function PasswordFields({ errors, label = 'Password', required = true }: { errors: Errors; label?: string; required?: boolean }) {
+export function PasswordFields({ page, errors, label, required = true }: { page: Page; errors: Errors; label?: string; required?: boolean }) {
   return (
     <>
       <div>
-        <label for="password1">{label}</label>
+        <label for="password1">{label ?? page.t('common.password')}</label>
         <input id="password1" name="password1" type="password" autocomplete="new-password" required={required} {...invalid(errors, 'password')} />
         <FieldError errors={errors} name="password" />
       </div>
       <div>
-        <label for="password2">Confirm the {label.toLowerCase().startsWith('new') ? 'new password' : 'password'}</label>
+        <label for="password2">{label ? page.t('password.confirmNew') : page.t('password.confirm')}</label>
         <input id="password2" name="password2" type="password" autocomplete="new-password" required={required} />
       </div>
     </>
@@ -117,7 +118,7 @@ export function UserRoleForm(props: { page: Page; action: string; roles: readonl
     <form class="form" method="post" action={props.action}>
       <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
       <div>
-        <label for="username">Username</label>
+        <label for="username">{page.t('common.username')}</label>
         <input id="username" name="username" type="text" required value={text(values.username)} {...invalid(errors, props.errorField)} />
         <FieldError errors={errors} name={props.errorField} />
       </div>
@@ -126,13 +127,13 @@ export function UserRoleForm(props: { page: Page; action: string; roles: readonl
         <select id={roleField} name={roleField}>
           {roles.map((r) => (
             <option value={r} selected={(text(values[roleField]) || 'member') === r}>
-              {r[0]!.toUpperCase() + r.slice(1)}
+              {page.t('role.name', { role: r })}
             </option>
           ))}
         </select>
       </div>
       <div>
-        <button type="submit">Save</button>
+        <button type="submit">{page.t('common.save')}</button>
       </div>
     </form>
   )
@@ -150,10 +151,10 @@ export function UserRoleTable(props: {
       <table>
         <thead>
           <tr>
-            <th scope="col">User</th>
+            <th scope="col">{props.page.t('common.user')}</th>
             <th scope="col">{props.roleLabel}</th>
             <th scope="col">
-              <span class="visually-hidden">Remove</span>
+              <span class="visually-hidden">{props.page.t('common.remove')}</span>
             </th>
           </tr>
         </thead>
@@ -163,9 +164,9 @@ export function UserRoleTable(props: {
               <td>
                 <a href={u.href}>{u.label}</a>
               </td>
-              <td>{u.role}</td>
+              <td>{props.page.t('role.name', { role: u.role })}</td>
               <td>
-                <PostButton page={props.page} action={props.removeAction} label="Remove" ariaLabel={`Remove ${u.label}`} fields={u.fields} />
+                <PostButton page={props.page} action={props.removeAction} label={props.page.t('common.remove')} ariaLabel={props.page.t('common.removeWho', { name: u.label })} fields={u.fields} />
               </td>
             </tr>
           ))}

@@ -5,6 +5,8 @@ import type { Child } from 'hono/jsx'
 import { siteInfo, type Page } from './page'
 import { CSRF_FIELD } from './session'
 import { stylesheet } from './style'
+import { LANGUAGE_NAMES, localizable, translator } from './i18n'
+import { siteBase } from './seo'
 
 export interface LayoutProps {
   /** The page being rendered (null: the request failed before it had one). */
@@ -26,12 +28,19 @@ export interface LayoutProps {
 const DEFAULT_LOGO = '/base/images/ckan-logo.png'
 const DEFAULT_SITE = { title: 'CKAN', description: '', logo: '', intro: '', about: '' }
 
+const english = translator('en')
+
 export function Layout({ page, title, alternate, rdf, description, jsonLd, refresh, children }: LayoutProps) {
   const site = page ? siteInfo(page) : DEFAULT_SITE
   const user = page?.ctx.user?.name
   const full = title ? `${title} - ${site.title}` : site.title
+  const t = page?.t ?? english
+  // this page in each offered language: /<locale> + its path (the switcher, hreflang links)
+  const here = page && localizable(page.url.pathname) ? page.url.pathname + page.url.search : null
+  const inLocale = (l: string) => (here === '/' ? `/${l}` : `/${l}${here}`)
+  const base = page ? siteBase(page.deps.config.str('service.site_url')) : ''
   return (
-    <html lang="en">
+    <html lang={page?.locale ?? 'en'}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -45,11 +54,15 @@ export function Layout({ page, title, alternate, rdf, description, jsonLd, refre
         {rdf ? <link rel="alternate" type="text/turtle" href={`${rdf}.ttl`} /> : null}
         {rdf ? <link rel="alternate" type="application/ld+json" href={`${rdf}.jsonld`} /> : null}
         {rdf ? <link rel="alternate" type="application/rdf+xml" href={`${rdf}.rdf`} /> : null}
+        {page && here
+          ? page.offered.map((l) => <link rel="alternate" hreflang={l} href={`${base}${inLocale(l)}`} />)
+          : null}
+        {page && here ? <link rel="alternate" hreflang="x-default" href={`${base}${here}`} /> : null}
         {jsonLd ? <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: jsonLd }} /> : null}
       </head>
       <body>
         <a class="skip" href="#content">
-          Skip to content
+          {t('layout.skip')}
         </a>
         <header class="site">
           <div class="bar">
@@ -57,52 +70,65 @@ export function Layout({ page, title, alternate, rdf, description, jsonLd, refre
               {site.logo && site.logo !== DEFAULT_LOGO ? <img src={site.logo} alt="" /> : null}
               {site.title}
             </a>
-            <nav aria-label="Main">
+            <nav aria-label={t('layout.mainNav')}>
               <ul>
                 <li>
-                  <a href="/dataset">Datasets</a>
+                  <a href="/dataset">{t('nav.datasets')}</a>
                 </li>
                 <li>
-                  <a href="/organization">Organizations</a>
+                  <a href="/organization">{t('nav.organizations')}</a>
                 </li>
                 <li>
-                  <a href="/group">Groups</a>
+                  <a href="/group">{t('nav.groups')}</a>
                 </li>
                 {site.about ? (
                   <li>
-                    <a href="/about">About</a>
+                    <a href="/about">{t('nav.about')}</a>
                   </li>
                 ) : null}
               </ul>
             </nav>
             <form role="search" action="/dataset" method="get">
               <label class="skip" for="site-q">
-                Search datasets
+                {t('search.datasets')}
               </label>
-              <input id="site-q" type="search" name="q" placeholder="Search datasets" />
-              <button type="submit">Search</button>
+              <input id="site-q" type="search" name="q" placeholder={t('search.datasets')} />
+              <button type="submit">{t('search.button')}</button>
             </form>
             {user && page ? (
               <div class="account">
-                <a href={`/user/${encodeURIComponent(user)}`}>{user}</a> <a href="/dashboard">Dashboard</a>
+                <a href={`/user/${encodeURIComponent(user)}`}>{user}</a> <a href="/dashboard">{t('nav.dashboard')}</a>
                 <form method="post" action="/user/logout">
                   <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
                   <button type="submit" class="link">
-                    Sign out
+                    {t('nav.signOut')}
                   </button>
                 </form>
               </div>
             ) : (
               <div class="account">
-                <a href={page ? `/user/login?came_from=${encodeURIComponent(page.url.pathname + page.url.search)}` : '/user/login'}>Sign in</a>
-                {page?.deps.config.bool('service.auth.create_user_via_web') ? <a href="/user/register">Register</a> : null}
+                <a href={page ? `/user/login?came_from=${encodeURIComponent(page.url.pathname + page.url.search)}` : '/user/login'}>{t('nav.signIn')}</a>
+                {page?.deps.config.bool('service.auth.create_user_via_web') ? <a href="/user/register">{t('nav.register')}</a> : null}
               </div>
             )}
           </div>
         </header>
         <main id="content">{children}</main>
         <footer class="site">
-          {site.title} · <a href="/api/3">API</a> · <a href="/api/3/action/help_show?name=package_search">API help</a>
+          {site.title} · <a href="/api/3">API</a> · <a href="/api/3/action/help_show?name=package_search">{t('layout.apiHelp')}</a>
+          {page && here && page.offered.length > 1 ? (
+            <nav class="languages" aria-label={t('layout.language')}>
+              <ul>
+                {page.offered.map((l) => (
+                  <li>
+                    <a href={inLocale(l)} hreflang={l} lang={l} aria-current={l === page.locale ? 'true' : undefined}>
+                      {LANGUAGE_NAMES[l]}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          ) : null}
         </footer>
       </body>
     </html>
@@ -110,9 +136,9 @@ export function Layout({ page, title, alternate, rdf, description, jsonLd, refre
 }
 
 /** Breadcrumbs: [label, href] pairs, the last one the current page. */
-export function Crumbs({ items }: { items: [string, string][] }) {
+export function Crumbs({ items, page }: { items: [string, string][]; page?: Page }) {
   return (
-    <nav aria-label="Breadcrumb">
+    <nav aria-label={(page?.t ?? english)('layout.breadcrumb')}>
       <ol class="crumbs">
         {items.map(([label, href], i) => (
           <li>

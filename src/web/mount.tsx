@@ -2,7 +2,7 @@
 // The web pages on CKAN's URL scheme, server-rendered from the same action code as the API:
 // `/`, `/dataset`, `/dataset/<name>`, `/dataset/<name>/resource/<id>`, `/organization[/<name>]`,
 // `/group[/<name>]`, `/user/<name>`, `/about`; a 404 page for other non-API paths; the stylesheet.
-import type { Context, Hono } from 'hono'
+import type { Context, ExecutionContext, Hono, Next } from 'hono'
 import type { Child } from 'hono/jsx'
 import type { DepsResolver } from '../http/deps-source'
 import { logInternalError } from '../http/internal-error'
@@ -22,13 +22,16 @@ import { register, registerView, requestReset, resetPassword, resetRequestView, 
 import { activityPage } from './pages/activity'
 import { addCollaborator, changeDatasetGroup, datasetGroupsView, collaboratorsView, removeCollaborator, deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { stylesheet } from './style'
+import { LOCALES, isLocale, localizable, localPath, markPrefixed, offeredLocales, prefixLinks } from './i18n'
 import { datasetRoute, homeRoute, mountDcatRoutes } from '../dcat/routes'
 
 const HTML = 'text/html; charset=utf-8'
 
-async function html(node: Child, status = 200, cookies: string[] = []): Promise<Response> {
-  const body = '<!doctype html>' + (await (node as { toString(): string | Promise<string> }).toString())
+/** `prefix`: the page's /<locale>, which its links keep. */
+async function html(node: Child, status = 200, cookies: string[] = [], prefix = ''): Promise<Response> {
+  const body = '<!doctype html>' + prefixLinks(await (node as { toString(): string | Promise<string> }).toString(), prefix)
   const headers = new Headers({ 'content-type': HTML, 'cache-control': 'no-cache' })
+  if (!prefix) headers.set('vary', 'Accept-Language') // the language came from the header or the default
   for (const c of cookies) headers.append('set-cookie', c)
   return new Response(body, { status, headers })
 }
@@ -39,34 +42,38 @@ function redirect(to: string, cookies: string[] = []): Response {
   return new Response(null, { status: 303, headers })
 }
 
-function notFoundView(page: Page | null, what = 'Page') {
+export type What = 'Page' | 'Dataset' | 'Resource' | 'Organization' | 'Group' | 'User'
+
+function notFoundView(page: Page | null, what: What = 'Page') {
+  const t = page?.t
+  const heading = t ? t('notFound.title', { what }) : `${what} not found`
   return (
-    <Layout title={`${what} not found`} page={page}>
-      <h1>{what} not found</h1>
-      <p>The page you asked for does not exist, or you are not allowed to see it.</p>
+    <Layout title={heading} page={page}>
+      <h1>{heading}</h1>
+      <p>{t ? t('notFound.text') : 'The page you asked for does not exist, or you are not allowed to see it.'}</p>
       <p>
-        <a href="/dataset">Search the datasets</a>
+        <a href="/dataset">{t ? t('notFound.search') : 'Search the datasets'}</a>
       </p>
     </Layout>
   )
 }
 
 /** Runs a page: Not Found and Authorization errors show the 404 page (a private object's page looks like a missing one). */
-function route(source: DepsResolver, what: string, render: (page: Page, c: Context) => Promise<Child | Outcome | null> | Child | Outcome | null) {
+function route(source: DepsResolver, what: What, render: (page: Page, c: Context) => Promise<Child | Outcome | null> | Child | Outcome | null) {
   return async (c: Context) => {
     let page: Page | null = null
     try {
       page = await openPage(source, c.req.raw)
       const out = await render(page, c)
-      if (out === null) return await html(notFoundView(page, what), 404, page.cookies)
+      if (out === null) return await html(notFoundView(page, what), 404, page.cookies, page.prefix)
       if (isOutcome(out)) {
-        if ('redirect' in out) return redirect(out.redirect, [...page.cookies, ...(out.cookies ?? [])])
-        return await html(out.view as Child, out.status ?? 200, page.cookies)
+        if ('redirect' in out) return redirect(localPath(page.prefix, out.redirect), [...page.cookies, ...(out.cookies ?? [])])
+        return await html(out.view as Child, out.status ?? 200, page.cookies, page.prefix)
       }
-      return await html(out, 200, page.cookies)
+      return await html(out, 200, page.cookies, page.prefix)
     } catch (e) {
       if (e instanceof NotFound || e instanceof NotAuthorized || e instanceof ValidationError) {
-        return html(notFoundView(page, what), 404, page?.cookies)
+        return html(notFoundView(page, what), 404, page?.cookies, page?.prefix)
       }
       if (e instanceof BadRequest || e instanceof RequestTooLarge) {
         return new Response(e.message, { status: e instanceof RequestTooLarge ? 413 : 400, headers: { 'content-type': 'text/plain; charset=utf-8' } })
@@ -94,6 +101,29 @@ const isOutcome = (v: unknown): v is Outcome =>
   typeof v === 'object' && v !== null && ('redirect' in v || 'view' in v) && !('tag' in v)
 
 export function mountWebRoutes(app: Hono, source: DepsResolver) {
+  // /<locale>/<page> (ckan.locales_offered): the same page in that language, answered by the same
+  // routes for a copy of the request without the prefix (i18n/index.ts remembers which locale)
+  const localeRoute = async (c: Context, next: Next) => {
+    const lang = c.req.param('lang')!
+    const rest = c.req.path.slice(lang.length + 1) || '/'
+    if (!isLocale(lang) || !offeredLocales(source.config(c.req.raw)).includes(lang) || !localizable(rest)) return next()
+    const url = new URL(c.req.url)
+    url.pathname = rest
+    const raw = c.req.raw
+    const body = raw.method === 'GET' || raw.method === 'HEAD' ? undefined : raw.body
+    const req = new Request(url, { method: raw.method, headers: raw.headers, body, signal: raw.signal, ...(body ? { duplex: 'half' } : {}) } as RequestInit)
+    markPrefixed(req, lang)
+    let ctx: ExecutionContext | undefined
+    try {
+      ctx = c.executionCtx
+    } catch {
+      ctx = undefined // Node: no execution context
+    }
+    return app.fetch(req, c.env, ctx)
+  }
+  const langs = LOCALES.join('|')
+  app.all(`/:lang{${langs}}`, localeRoute)
+  app.all(`/:lang{${langs}}/*`, localeRoute)
   app.get(stylesheet.path, () =>
     new Response(stylesheet.text, {
       headers: { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' },
@@ -114,14 +144,14 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
         call<string[]>(page, 'organization_list', { limit: 1000 }),
         call<string[]>(page, 'group_list', { limit: 1000 }),
       ])
-      return urlSet([
-        ...['/', '/dataset', '/organization', '/group'].map((p) => ({ loc: `${base}${p}` })),
-        ...orgs.map((o) => ({ loc: `${base}/organization/${encodeURIComponent(o)}` })),
-        ...groups.map((g) => ({ loc: `${base}/group/${encodeURIComponent(g)}` })),
-      ])
+      return urlSet(base, [
+        ...['/', '/dataset', '/organization', '/group'].map((path) => ({ path })),
+        ...orgs.map((o) => ({ path: `/organization/${encodeURIComponent(o)}` })),
+        ...groups.map((g) => ({ path: `/group/${encodeURIComponent(g)}` })),
+      ], page.offered)
     }
     if (n > 100_000) return null
-    const entries: { loc: string; lastmod?: string }[] = []
+    const entries: { path: string; lastmod?: string }[] = []
     for (let start = (n - 1) * SITEMAP_PAGE; entries.length < SITEMAP_PAGE; start += 1000) {
       const found: { results: { name: string; metadata_modified?: string }[] } = await call(page, 'package_search', {
         rows: 1000,
@@ -129,10 +159,10 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
         sort: 'metadata_created asc, name asc',
         fl: 'name,metadata_modified',
       })
-      for (const d of found.results) entries.push({ loc: `${base}/dataset/${encodeURIComponent(d.name)}`, lastmod: d.metadata_modified })
+      for (const d of found.results) entries.push({ path: `/dataset/${encodeURIComponent(d.name)}`, lastmod: d.metadata_modified })
       if (found.results.length < 1000) break
     }
-    return entries.length || n === 1 ? urlSet(entries) : null
+    return entries.length || n === 1 ? urlSet(base, entries, page.offered) : null
   }))
   app.get('/', homeRoute(source, route(source, 'Page', (page) => homePage(page))))
   app.get('/about', route(source, 'Page', (page) => aboutPage(page)))
@@ -151,7 +181,7 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.get('/dataset/delete/:id', route(source, 'Dataset', signedIn((page, c) => deleteDatasetView(page, id(c)))))
   app.post('/dataset/delete/:id', route(source, 'Dataset', signedIn((page, c) => deleteDataset(page, id(c)))))
   for (const kind of ['dataset', 'organization', 'group', 'user'] as const) {
-    app.get(`/${kind}/activity/:id`, route(source, kind === 'dataset' ? 'Dataset' : kind[0]!.toUpperCase() + kind.slice(1), (page, c) => activityPage(page, kind, id(c))))
+    app.get(`/${kind}/activity/:id`, route(source, ({ dataset: 'Dataset', organization: 'Organization', group: 'Group', user: 'User' } as const)[kind], (page, c) => activityPage(page, kind, id(c))))
   }
   app.get('/dataset/groups/:id', route(source, 'Dataset', signedIn((page, c) => datasetGroupsView(page, id(c)))))
   app.post('/dataset/groups/:id/add', route(source, 'Dataset', signedIn((page, c) => changeDatasetGroup(page, id(c), true))))

@@ -6,6 +6,7 @@ import type { DataDict } from '../data-dict'
 import type { DepsResolver } from '../http/deps-source'
 import { requestContext } from '../http/request-context'
 import { CSRF_COOKIE, cookie, newCsrfToken, readCookies, sessionUser } from './session'
+import { chooseLanguage, dateFormatter, numberFormatter, translator, type Locale, type Translate } from './i18n'
 
 export interface Page {
   deps: Deps
@@ -16,6 +17,18 @@ export interface Page {
   cookies: string[]
   /** The CSRF token forms repeat (the cookie's, or a new one the response sets). */
   csrf(): string
+  /** The page's language (i18n/index.ts): its URL prefix, else Accept-Language, else ckan.locale_default. */
+  locale: Locale
+  /** '' or `/<locale>` when the URL named the locale; the page's links keep it. */
+  prefix: string
+  /** ckan.locales_offered (the language switcher, hreflang links). */
+  offered: Locale[]
+  /** The page's own text in its language: t(key, values), e.g. t("common.datasetCount", { n }). */
+  t: Translate
+  /** A stored date (or date and time, UTC) in the page's language. */
+  date(v: unknown, withTime?: boolean): string
+  /** A number in the page's language. */
+  num(n: unknown): string
 }
 
 /** `anonymous`: the page is for everybody (sitemaps), whoever asks for it. */
@@ -29,7 +42,12 @@ export async function openPage(source: DepsResolver, req: Request, opts: { anony
   const url = new URL(req.url)
   const cookies: string[] = []
   let token = readCookies(req).get(CSRF_COOKIE)
+  const lang = chooseLanguage(deps.config, req)
   return {
+    ...lang,
+    t: translator(lang.locale),
+    date: dateFormatter(lang.locale),
+    num: numberFormatter(lang.locale),
     deps,
     ctx,
     url,

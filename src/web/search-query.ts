@@ -4,19 +4,21 @@
 
 export const PAGE_SIZE = 20
 export const FACETS = ['organization', 'groups', 'tags', 'res_format', 'license_id'] as const
-export const FACET_TITLES: Record<(typeof FACETS)[number], string> = {
-  organization: 'Organizations',
-  groups: 'Groups',
-  tags: 'Tags',
-  res_format: 'Formats',
-  license_id: 'Licenses',
-}
-export const SORTS: [string, string][] = [
-  ['score desc, metadata_modified desc', 'Relevance'],
-  ['title_string asc', 'Name ascending'],
-  ['title_string desc', 'Name descending'],
-  ['metadata_modified desc', 'Last modified'],
-]
+/** Each facet's heading (a message key of i18n/en.ts). */
+export const FACET_TITLES = {
+  organization: 'facets.organization',
+  groups: 'facets.groups',
+  tags: 'facets.tags',
+  res_format: 'facets.res_format',
+  license_id: 'facets.license_id',
+} as const satisfies Record<(typeof FACETS)[number], string>
+/** The sort orders offered: [sort, label's message key]. */
+export const SORTS = [
+  ['score desc, metadata_modified desc', 'sort.relevance'],
+  ['title_string asc', 'sort.nameAsc'],
+  ['title_string desc', 'sort.nameDesc'],
+  ['metadata_modified desc', 'sort.modified'],
+] as const
 
 export interface DatasetQuery {
   q: string

@@ -69,10 +69,20 @@ export function sitemapIndex(base: string, pages: number): string {
   return out + '</sitemapindex>\n'
 }
 
-export function urlSet(entries: { loc: string; lastmod?: string }[]): string {
-  let out = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+/**
+ * A sitemap page: `base` + each entry's `path`, with `<xhtml:link rel="alternate" hreflang>` for the
+ * page in each of `locales` (`base/<locale>/path`, Google's way to list a page's languages).
+ */
+export function urlSet(base: string, entries: { path: string; lastmod?: string }[], locales: readonly string[] = []): string {
+  let out = '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+  out += locales.length ? ' xmlns:xhtml="http://www.w3.org/1999/xhtml">\n' : '>\n'
   for (const e of entries) {
-    out += `<url><loc>${xmlEscape(e.loc)}</loc>${e.lastmod ? `<lastmod>${xmlEscape(e.lastmod.slice(0, 10))}</lastmod>` : ''}</url>\n`
+    out += `<url><loc>${xmlEscape(base + e.path)}</loc>${e.lastmod ? `<lastmod>${xmlEscape(e.lastmod.slice(0, 10))}</lastmod>` : ''}`
+    for (const l of locales) {
+      out += `<xhtml:link rel="alternate" hreflang="${xmlEscape(l)}" href="${xmlEscape(`${base}/${l}${e.path === '/' ? '' : e.path}`)}"/>`
+    }
+    if (locales.length) out += `<xhtml:link rel="alternate" hreflang="x-default" href="${xmlEscape(base + e.path)}"/>`
+    out += '</url>\n'
   }
   return out + '</urlset>\n'
 }

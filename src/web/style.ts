@@ -21,6 +21,8 @@ button.link{background:none;border:none;color:var(--accent);padding:0;text-decor
 .field-error{color:var(--bad);font-size:.9rem;margin:.1rem 0 0}
 main{max-width:72rem;margin:0 auto;padding:1rem;overflow-wrap:anywhere}
 footer.site{border-top:1px solid var(--line);color:var(--muted);font-size:.875rem;padding:1rem;text-align:center}
+.languages ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;justify-content:center;list-style:none;margin:.5rem 0 0;padding:0}
+.languages a[aria-current]{font-weight:700}
 h1{font-size:1.75rem;line-height:1.25;margin:.5rem 0 1rem}
 h2{font-size:1.25rem;margin:1.5rem 0 .5rem}
 input[type=search],input[type=text],input[type=password],select,textarea{font:inherit;padding:.4rem .5rem;border:1px solid #8a929e;border-radius:4px;max-width:100%}

@@ -187,7 +187,7 @@ describe('the read pages', () => {
     expect(desc.html.indexOf('<td>S44</td>')).toBeGreaterThan(0)
     expect(desc.html).toContain('aria-sort="descending"')
     const filtered = await page(`${base}?q=S07`)
-    expect(filtered.html).toContain('1 rows match')
+    expect(filtered.html).toContain('1 row matches')
     const badSort = await page(`${base}?sort=nope`)
     expect(badSort.status).toBe(200)
     expect(badSort.html).toContain('could not be sorted')

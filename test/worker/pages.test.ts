@@ -41,6 +41,12 @@ describe('web pages on the Worker', () => {
     const ds = await page('/dataset/edge-web-data')
     expect(ds.html).toContain('<em>notes</em>')
     expect((await page('/dataset/edge-web-private')).status).toBe(404)
+    // a /<locale>/ prefix re-dispatches inside the Worker: French text, same authorization
+    const fr = await page('/fr/dataset')
+    expect(fr.html).toContain('<html lang="fr">')
+    expect(fr.html).toContain('href="/fr/dataset/edge-web-data"')
+    expect((await page('/fr/dataset/edge-web-private')).status).toBe(404)
+    expect((await page('/fr/dataset/edge-web-private', w.sysadmin)).html).toContain('Edge private')
 
     const preview = await page(`/dataset/edge-web-data/resource/${table.resource_id}?page=2`)
     expect(preview.status).toBe(200)

@@ -7,6 +7,7 @@ import { bodyLimits } from '../../http/body-limits'
 import { DatasetList, actorNames } from '../components'
 import { Layout } from '../layout'
 import { call, type Page } from '../page'
+import type { Translate } from '../i18n'
 import {
   CSRF_FIELD,
   clearLoginFailures,
@@ -26,9 +27,10 @@ export function safeReturn(v: unknown, fallback = '/dashboard'): string {
 }
 
 export function loginView(page: Page, opts: { error?: string; login?: string; cameFrom?: string } = {}) {
+  const t = page.t
   return (
-    <Layout page={page} title="Sign in">
-      <h1>Sign in</h1>
+    <Layout page={page} title={t('login.title')}>
+      <h1>{t('login.title')}</h1>
       {opts.error ? (
         <p class="error" role="alert">
           {opts.error}
@@ -38,23 +40,23 @@ export function loginView(page: Page, opts: { error?: string; login?: string; ca
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <input type="hidden" name="came_from" value={safeReturn(opts.cameFrom ?? page.url.searchParams.get('came_from'))} />
         <div>
-          <label for="login">Username or email</label>
+          <label for="login">{t('common.usernameOrEmail')}</label>
           <input id="login" name="login" type="text" autocomplete="username" required value={opts.login ?? ''} />
         </div>
         <div>
-          <label for="password">Password</label>
+          <label for="password">{t('common.password')}</label>
           <input id="password" name="password" type="password" autocomplete="current-password" required />
         </div>
         <div>
-          <button type="submit">Sign in</button>
+          <button type="submit">{t('login.button')}</button>
         </div>
       </form>
       <p>
-        <a href="/user/reset">Forgot your password?</a>
+        <a href="/user/reset">{t('login.forgot')}</a>
         {page.deps.config.bool('service.auth.create_user_via_web') ? (
           <>
             {' · '}
-            <a href="/user/register">Register for an account</a>
+            <a href="/user/register">{t('login.register')}</a>
           </>
         ) : null}
       </p>
@@ -64,9 +66,9 @@ export function loginView(page: Page, opts: { error?: string; login?: string; ca
 
 export function formExpiredView(page: Page) {
   return (
-    <Layout page={page} title="Form expired">
-      <h1>The form could not be accepted</h1>
-      <p>It has expired or did not come from this site. Go back, reload the page and try again.</p>
+    <Layout page={page} title={page.t('form.expiredTitle')}>
+      <h1>{page.t('form.expiredHeading')}</h1>
+      <p>{page.t('form.expiredText')}</p>
     </Layout>
   )
 }
@@ -85,13 +87,13 @@ export async function login(page: Page): Promise<Outcome> {
   const keys = [`user:${login.toLowerCase()}`, `ip:${clientAddress(page.req)}`]
   const wait = await loginBlockedFor(page.deps, keys)
   if (wait) {
-    return { view: loginView(page, { error: `Too many failed sign-ins. Try again in ${wait} minute${wait === 1 ? '' : 's'}.`, login, cameFrom }), status: 429 }
+    return { view: loginView(page, { error: page.t('login.tooMany', { n: wait }), login, cameFrom }), status: 429 }
   }
   const user = await userByLogin(page.deps, login)
   const good = !!user && user.state === 'active' && !!user.password_hash && (await verifyPassword(password, user.password_hash))
   if (!good) {
     await recordLoginFailure(page.deps, keys)
-    return { view: loginView(page, { error: 'Login failed. Bad username or password.', login, cameFrom }), status: 200 }
+    return { view: loginView(page, { error: page.t('login.failed'), login, cameFrom }), status: 200 }
   }
   await clearLoginFailures(page.deps, keys)
   return { redirect: cameFrom, cookies: [await sessionCookie(page.deps, page.url, user!)] }
@@ -103,13 +105,24 @@ export async function logout(page: Page): Promise<Outcome> {
   return { redirect: '/', cookies: [clearSessionCookie(page.url)] }
 }
 
-export function activityText(a: Dict): string {
+/** What an activity did, in the page's language ("created the dataset X"); `withTitle` false: without its object's title. */
+export function activityText(a: Dict, t: Translate, withTitle = true): string {
   const type = String(a.activity_type ?? '')
-  const [verb, ...rest] = type.split(' ')
-  const what = rest.join(' ').replace('package', 'dataset')
-  const past = verb === 'new' ? 'created' : verb === 'deleted' ? 'deleted' : verb === 'changed' ? 'updated' : verb
-  const title = a.data?.package?.title ?? a.data?.group?.title ?? a.data?.user?.name ?? ''
-  return `${past} the ${what}${title ? ` ${title}` : ''}`
+  const [verb = '', ...rest] = type.split(' ')
+  const what = rest.join(' ')
+  const raw = a.data?.package?.title ?? a.data?.group?.title ?? a.data?.user?.name ?? ''
+  const title = withTitle && typeof raw === 'string' ? raw : ''
+  const out =
+    what === 'package'
+      ? t('activity.package', { verb, title })
+      : what === 'organization'
+        ? t('activity.organization', { verb, title })
+        : what === 'group'
+          ? t('activity.group', { verb, title })
+          : what === 'user'
+            ? t('activity.user', { verb })
+            : t('activity.other', { type })
+  return out.trim()
 }
 
 export async function dashboardPage(page: Page) {
@@ -122,40 +135,41 @@ export async function dashboardPage(page: Page) {
   const mine: Dict = await call(page, 'package_search', { fq: `creator_user_id:"${page.ctx.user!.id}"`, rows: 10, include_private: true, sort: 'metadata_modified desc' })
   // seeing the dashboard marks its activity seen, as CKAN's dashboard does
   await call(page, 'dashboard_mark_activities_old').catch(() => undefined)
+  const t = page.t
   return (
-    <Layout page={page} title="Dashboard">
-      <h1>Dashboard</h1>
+    <Layout page={page} title={t('dashboard.title')}>
+      <h1>{t('dashboard.title')}</h1>
       <p>
-        <strong>{count}</strong> new {count === 1 ? 'activity' : 'activities'} from what you follow.
+        <strong>{page.num(count)}</strong> {t('dashboard.newCount', { n: count })}
       </p>
-      <h2>News feed</h2>
+      <h2>{t('dashboard.feed')}</h2>
       {activity.length ? (
         <ul class="items">
           {activity.map((a) => (
             <li>
-              {a.is_new ? <span class="badge">New</span> : null} <span>{names.get(a.user_id) ?? 'Someone'}</span> {activityText(a)}{' '}
-              <span class="muted">{String(a.timestamp ?? '').slice(0, 16).replace('T', ' ')}</span>
+              {a.is_new ? <span class="badge">{t('dashboard.new')}</span> : null} <span>{names.get(a.user_id) ?? t('common.someone')}</span> {activityText(a, t)}{' '}
+              <span class="muted">{page.date(a.timestamp, true)}</span>
             </li>
           ))}
         </ul>
       ) : (
-        <p>Nothing yet. Follow datasets, organizations, groups or users to see their changes here.</p>
+        <p>{t('dashboard.empty')}</p>
       )}
-      <h2>Following</h2>
+      <h2>{t('dashboard.following')}</h2>
       {followed.length ? (
         <ul>
           {followed.map((f) => (
             <li>
               <a href={`/${f.type === 'dataset' ? 'dataset' : f.type}/${encodeURIComponent(f.dict?.name ?? '')}`}>{String(f.display_name ?? f.dict?.name ?? '')}</a>{' '}
-              <span class="muted">({String(f.type)})</span>
+              <span class="muted">({t('dashboard.followType', { type: String(f.type) })})</span>
             </li>
           ))}
         </ul>
       ) : (
-        <p class="muted">You follow nothing yet.</p>
+        <p class="muted">{t('dashboard.followNothing')}</p>
       )}
-      <h2>Your datasets</h2>
-      {mine.results.length ? <DatasetList items={mine.results} /> : <p class="muted">You have created no datasets.</p>}
+      <h2>{t('dashboard.yourDatasets')}</h2>
+      {mine.results.length ? <DatasetList items={mine.results} t={t} /> : <p class="muted">{t('dashboard.noDatasets')}</p>}
     </Layout>
   )
 }

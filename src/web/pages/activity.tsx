@@ -24,12 +24,12 @@ const SHOW: Record<ActivityKind, [string, Dict]> = {
   group: ['group_show', { include_datasets: false, include_users: false, include_extras: false, include_followers: false }],
   user: ['user_show', {}],
 }
-const PLURAL: Record<ActivityKind, [string, string]> = {
-  dataset: ['Datasets', '/dataset'],
-  organization: ['Organizations', '/organization'],
-  group: ['Groups', '/group'],
-  user: ['Users', '/user'],
-}
+const PLURAL = {
+  dataset: ['nav.datasets', '/dataset'],
+  organization: ['nav.organizations', '/organization'],
+  group: ['nav.groups', '/group'],
+  user: ['nav.users', '/user'],
+} as const
 
 export async function activityPage(page: Page, kind: ActivityKind, id: string) {
   const [show, extra] = SHOW[kind]
@@ -42,32 +42,34 @@ export async function activityPage(page: Page, kind: ActivityKind, id: string) {
   const title = text(o.display_name) || text(o.title) || text(o.fullname) || text(o.name)
   const href = `/${kind}/${encodeURIComponent(o.name)}`
   const base = `/${kind}/activity/${encodeURIComponent(o.name)}`
-  const crumbs: [string, string][] = kind === 'user' ? [[title, href], ['Activity', base]] : [PLURAL[kind], [title, href], ['Activity', base]]
+  const t = page.t
+  const crumbs: [string, string][] =
+    kind === 'user' ? [[title, href], [t('common.activity'), base]] : [[t(PLURAL[kind][0]), PLURAL[kind][1]], [title, href], [t('common.activity'), base]]
   return (
-    <Layout page={page} title={`Activity - ${title}`}>
-      <Crumbs items={crumbs} />
-      <h1>Activity of {title}</h1>
+    <Layout page={page} title={t('activity.title', { title })}>
+      <Crumbs page={page} items={crumbs} />
+      <h1>{t('activity.heading', { title })}</h1>
       {items.length ? (
         <ul class="items">
           {items.map((a) => (
             <li>
-              <span>{names.get(a.user_id) ?? 'Someone'}</span> {activityText(a)} <span class="muted">{text(a.timestamp).slice(0, 16).replace('T', ' ')}</span>
+              <span>{names.get(a.user_id) ?? t('common.someone')}</span> {activityText(a, t)} <span class="muted">{page.date(a.timestamp, true)}</span>
             </li>
           ))}
         </ul>
       ) : (
-        <p class="muted">No activity{offset ? ' this far back' : ''}.</p>
+        <p class="muted">{offset ? t('activity.noneOlder') : t('activity.none')}</p>
       )}
-      <nav aria-label="Activity pages">
+      <nav aria-label={t('activity.pages')}>
         <ul class="pager">
           {offset > 0 ? (
             <li>
-              <a href={offset - PAGE > 0 ? `${base}?offset=${offset - PAGE}` : base}>Newer</a>
+              <a href={offset - PAGE > 0 ? `${base}?offset=${offset - PAGE}` : base}>{t('activity.newer')}</a>
             </li>
           ) : null}
           {list.length > PAGE ? (
             <li>
-              <a href={`${base}?offset=${offset + PAGE}`}>Older</a>
+              <a href={`${base}?offset=${offset + PAGE}`}>{t('activity.older')}</a>
             </li>
           ) : null}
         </ul>

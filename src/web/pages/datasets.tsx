@@ -4,11 +4,13 @@ import { actorNames, DatasetList, FacetList, Markdown, Pager, datasetHref, type 
 import { Crumbs, Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
+import type { Translate } from '../i18n'
 import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, readDatasetQuery, searchParams, withParams } from '../search-query'
 import { SearchQueryError, SearchError, ValidationError } from '../../errors'
 import { datasetJsonLd, scriptJson, siteBase } from '../seo'
 import { structuredData } from '../../dcat/routes'
 import { FollowButton } from './publish'
+import { activityText } from './account'
 import { canEditPackage } from '../../auth/package'
 import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collaborator'
 import { storedFileKey } from '../../model/resource-file'
@@ -20,63 +22,59 @@ const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === un
 /** A dataset search (the /dataset page, and an organization's or group's list): results, facets, pager. */
 export async function datasetSearch(page: Page, base: string, extraFq?: string) {
   const query = readDatasetQuery(page.url.searchParams)
+  const t = page.t
   let result: Dict = { count: 0, results: [], search_facets: {} }
   let error = ''
   try {
     result = await call(page, 'package_search', searchParams(query, extraFq))
   } catch (e) {
     if (!(e instanceof SearchQueryError || e instanceof SearchError || e instanceof ValidationError)) throw e
-    error = 'The search could not be understood. Try fewer special characters.'
+    error = t('search.error')
   }
   const params = page.url.searchParams
   const facets = (result.search_facets ?? {}) as Record<string, { items: FacetItem[] }>
   const active = (field: string, name: string) => query.filters.some(([k, v]) => k === field && v === name)
   const view = (
     <div class="layout">
-      <aside class="facets" aria-label="Filters">
+      <aside class="facets" aria-label={t('facets.filters')}>
         {FACETS.map((f) => (
           <FacetList
-            title={FACET_TITLES[f]}
+            title={t(FACET_TITLES[f])}
+            t={t}
             items={(facets[f]?.items ?? []).filter((i) => i.name !== '').sort((a, b) => b.count - a.count || a.name.localeCompare(b.name))}
             active={(name) => active(f, name)}
             href={(name) => withParams(base, params, {}, active(f, name) ? { remove: [f, name] } : { add: [f, name] })}
           />
         ))}
       </aside>
-      <section aria-label="Results">
+      <section aria-label={t('search.results')}>
         <form class="searchbar" method="get" action={base} role="search">
           <label class="skip" for="q">
-            Search
+            {t('search.label')}
           </label>
-          <input id="q" type="search" name="q" value={query.q} placeholder="Search datasets" />
+          <input id="q" type="search" name="q" value={query.q} placeholder={t('search.datasets')} />
           {query.filters.map(([k, v]) => (
             <input type="hidden" name={k} value={v} />
           ))}
-          <label for="sort">Order by</label>
+          <label for="sort">{t('sort.label')}</label>
           <select id="sort" name="sort">
             {SORTS.map(([value, label]) => (
               <option value={value} selected={(query.sort || (query.q ? SORTS[0]![0] : 'metadata_modified desc')) === value}>
-                {label}
+                {t(label)}
               </option>
             ))}
           </select>
-          <button type="submit">Search</button>
+          <button type="submit">{t('search.button')}</button>
         </form>
         {error ? (
           <p role="alert">{error}</p>
         ) : (
           <p>
-            <strong>{result.count.toLocaleString('en-US')}</strong> {result.count === 1 ? 'dataset' : 'datasets'} found
-            {query.q ? (
-              <>
-                {' '}
-                for “<span>{query.q}</span>”
-              </>
-            ) : null}
+            <strong>{page.num(result.count)}</strong> {query.q ? t('search.foundFor', { n: result.count, q: query.q }) : t('search.found', { n: result.count })}
           </p>
         )}
-        <DatasetList items={result.results} />
-        <Pager page={query.page} count={result.count} size={PAGE_SIZE} href={(n) => withParams(base, params, { page: n > 1 ? String(n) : undefined })} />
+        <DatasetList items={result.results} t={t} />
+        <Pager t={t} page={query.page} count={result.count} size={PAGE_SIZE} href={(n) => withParams(base, params, { page: n > 1 ? String(n) : undefined })} />
       </section>
     </div>
   )
@@ -88,12 +86,12 @@ export async function datasetSearch(page: Page, base: string, extraFq?: string) 
 export async function searchPage(page: Page) {
   const { view, alternate } = await datasetSearch(page, '/dataset')
   return (
-    <Layout title="Datasets" page={page} alternate={alternate}>
-      <h1>Datasets</h1>
+    <Layout title={page.t('dataset.title')} page={page} alternate={alternate}>
+      <h1>{page.t('dataset.title')}</h1>
       {page.ctx.user ? (
         <p>
           <a class="button" href="/dataset/new">
-            Add dataset
+            {page.t('dataset.add')}
           </a>
         </p>
       ) : null}
@@ -102,21 +100,21 @@ export async function searchPage(page: Page) {
   )
 }
 
-function Resources({ d, siteUrl }: { d: Dict; siteUrl: string }) {
+function Resources({ d, siteUrl, t }: { d: Dict; siteUrl: string; t: Translate }) {
   const resources = (d.resources ?? []) as Dict[]
-  if (!resources.length) return <p class="muted">This dataset has no data files or links.</p>
+  if (!resources.length) return <p class="muted">{t('dataset.noResources')}</p>
   return (
     <ul class="items">
       {resources.map((r) => (
         <li>
           <h3>
-            <a href={`${datasetHref(d)}/resource/${encodeURIComponent(r.id)}`}>{text(r.name) || 'Unnamed resource'}</a>{' '}
+            <a href={`${datasetHref(d)}/resource/${encodeURIComponent(r.id)}`}>{text(r.name) || t('dataset.unnamedResource')}</a>{' '}
             {r.format ? <span class="badge">{text(r.format)}</span> : null}
           </h3>
           {r.description ? <p>{text(r.description)}</p> : null}
           {r.url ? (
             <a href={safeUrl(r.url, siteUrl)} rel="nofollow">
-              {r.url_type === 'upload' || r.url_type === 'datastore' ? 'Download' : 'Go to resource'}
+              {r.url_type === 'upload' || r.url_type === 'datastore' ? t('dataset.download') : t('dataset.goToResource')}
             </a>
           ) : null}
         </li>
@@ -156,21 +154,18 @@ async function textPreview(page: Page, views: Dict[], r: Dict): Promise<TextPrev
  * webpage_view and text_view): an image, an uploaded text file's start, or a page in a sandboxed frame (no scripts, no same-origin rights) with
  * a link beside it, since many sites refuse to be framed.
  */
-function ResourceViews({ views, r, siteUrl, text: shownText }: { views: Dict[]; r: Dict; siteUrl: string; text: TextPreview | null }) {
+function ResourceViews({ views, r, siteUrl, text: shownText, t }: { views: Dict[]; r: Dict; siteUrl: string; text: TextPreview | null; t: Translate }) {
   const shown = views.filter((v) => v.view_type === 'image_view' || v.view_type === 'webpage_view' || (v.view_type === 'text_view' && shownText))
   if (!shown.length) return null
   return (
     <section>
       {shown.map((v) => {
-        const title = text(v.title) || (v.view_type === 'image_view' ? 'Image' : 'Web page')
+        const title = text(v.title) || (v.view_type === 'image_view' ? t('resource.image') : t('resource.webPage'))
         if (v.view_type === 'text_view') {
           return (
             <figure class="view">
               <pre class="text-view" tabindex={0}>{shownText!.text}</pre>
-              <figcaption>
-                {title}
-                {shownText!.truncated ? ` (the first ${Math.round(TEXT_PREVIEW_BYTES / 1024)} KB)` : ''}
-              </figcaption>
+              <figcaption>{shownText!.truncated ? t('resource.firstKb', { title, kb: Math.round(TEXT_PREVIEW_BYTES / 1024) }) : title}</figcaption>
             </figure>
           )
         }
@@ -188,7 +183,7 @@ function ResourceViews({ views, r, siteUrl, text: shownText }: { views: Dict[]; 
           <figure class="view">
             <iframe src={src} title={title} sandbox="" loading="lazy" referrerpolicy="no-referrer" />
             <figcaption>
-              {title}: <a href={src} rel="nofollow">open the page</a>
+              {title}: <a href={src} rel="nofollow">{t('resource.openPage')}</a>
             </figcaption>
           </figure>
         )
@@ -204,11 +199,6 @@ export function safeUrl(u: unknown, siteUrl = ''): string {
   return /^(https?:\/\/|\/(?!\/))/i.test(s) ? s : /^[a-z][a-z0-9+.-]*:/i.test(s) || s.startsWith('//') ? '#' : s
 }
 
-function activityLine(a: Dict, names: Map<string, string>): string {
-  const what = text(a.activity_type)
-  const verb = what.startsWith('new') ? 'created' : what.startsWith('deleted') ? 'deleted' : 'updated'
-  return `${names.get(a.user_id) ?? 'Someone'} ${verb} the dataset`
-}
 
 export async function datasetPage(page: Page, id: string) {
   const d: Dict = await call(page, 'package_show', { id })
@@ -221,6 +211,7 @@ export async function datasetPage(page: Page, id: string) {
   const names = await actorNames(page, activity)
   // ckanext-dcat's structured_data / croissant plugins, else the page's own schema.org JSON-LD
   const embedded = await structuredData(page, d)
+  const t = page.t
   const extras = (d.extras ?? []) as Dict[]
   const org = d.organization as Dict | null
   return (
@@ -232,35 +223,35 @@ export async function datasetPage(page: Page, id: string) {
       description={text(d.notes)}
       jsonLd={embedded ?? scriptJson(datasetJsonLd(d, siteBase(page.deps.config.str('service.site_url')), siteInfo(page).title))}
     >
-      <Crumbs items={[['Datasets', '/dataset'], ...(org ? ([[text(org.title) || text(org.name), `/organization/${encodeURIComponent(org.name)}`]] as [string, string][]) : []), [text(d.title) || text(d.name), datasetHref(d)]]} />
+      <Crumbs page={page} items={[[t('nav.datasets'), '/dataset'], ...(org ? ([[text(org.title) || text(org.name), `/organization/${encodeURIComponent(org.name)}`]] as [string, string][]) : []), [text(d.title) || text(d.name), datasetHref(d)]]} />
       <h1>
-        {text(d.title) || text(d.name)} {d.private ? <span class="badge private">Private</span> : null}
+        {text(d.title) || text(d.name)} {d.private ? <span class="badge private">{t('common.private')}</span> : null}
       </h1>
       <FollowButton page={page} kind="dataset" id={d.id} />
-      {d.notes ? <Markdown html={renderMarkdown(d.notes)} /> : <p class="muted">No description</p>}
-      <h2>Data and resources</h2>
+      {d.notes ? <Markdown html={renderMarkdown(d.notes)} /> : <p class="muted">{t('common.noDescription')}</p>}
+      <h2>{t('dataset.dataAndResources')}</h2>
       {page.ctx.user && (await canEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id })) ? (
         <p>
           <a class="button" href={`${datasetHref(d)}/resource/new`}>
-            Add data
+            {t('dataset.addData')}
           </a>{' '}
           <a class="button" href={`/dataset/edit/${encodeURIComponent(d.name)}`}>
-            Manage
+            {t('common.manage')}
           </a>{' '}
-          <a href={`/dataset/groups/${encodeURIComponent(d.name)}`}>Groups</a>{' '}
-          <a href={`/dataset/delete/${encodeURIComponent(d.name)}`}>Delete</a>
+          <a href={`/dataset/groups/${encodeURIComponent(d.name)}`}>{t('dataset.groups')}</a>{' '}
+          <a href={`/dataset/delete/${encodeURIComponent(d.name)}`}>{t('common.delete')}</a>
           {collaboratorsEnabled(page.ctx) && (await canManageCollaborators(page.ctx, { id: d.id, owner_org: d.owner_org ?? null, creator_user_id: d.creator_user_id ?? null })) ? (
             <>
               {' '}
-              <a href={`/dataset/collaborators/${encodeURIComponent(d.name)}`}>Collaborators</a>
+              <a href={`/dataset/collaborators/${encodeURIComponent(d.name)}`}>{t('dataset.collaborators')}</a>
             </>
           ) : null}
         </p>
       ) : null}
-      <Resources d={d} siteUrl={page.deps.config.str('service.site_url')} />
+      <Resources d={d} siteUrl={page.deps.config.str('service.site_url')} t={t} />
       {(d.tags ?? []).length ? (
         <>
-          <h2>Tags</h2>
+          <h2>{t('dataset.tags')}</h2>
           <ul class="tags">
             {(d.tags as Dict[]).map((t) => (
               <li>
@@ -270,11 +261,11 @@ export async function datasetPage(page: Page, id: string) {
           </ul>
         </>
       ) : null}
-      <h2>Additional information</h2>
+      <h2>{t('dataset.additionalInfo')}</h2>
       <dl class="meta">
         {org ? (
           <>
-            <dt>Organization</dt>
+            <dt>{t('dataset.organization')}</dt>
             <dd>
               <a href={`/organization/${encodeURIComponent(org.name)}`}>{text(org.title) || text(org.name)}</a>
             </dd>
@@ -282,7 +273,7 @@ export async function datasetPage(page: Page, id: string) {
         ) : null}
         {(d.groups ?? []).length ? (
           <>
-            <dt>Groups</dt>
+            <dt>{t('dataset.groups')}</dt>
             <dd>
               {(d.groups as Dict[]).map((g, i) => (
                 <>
@@ -293,13 +284,13 @@ export async function datasetPage(page: Page, id: string) {
             </dd>
           </>
         ) : null}
-        <dt>License</dt>
-        <dd>{d.license_url ? <a href={safeUrl(d.license_url)}>{text(d.license_title || d.license_id)}</a> : text(d.license_title || d.license_id) || 'Not specified'}</dd>
+        <dt>{t('dataset.license')}</dt>
+        <dd>{d.license_url ? <a href={safeUrl(d.license_url)}>{text(d.license_title || d.license_id)}</a> : text(d.license_title || d.license_id) || t('dataset.licenseNotSpecified')}</dd>
         {(
           [
-            ['Author', d.author],
-            ['Maintainer', d.maintainer],
-            ['Version', d.version],
+            [t('dataset.author'), d.author],
+            [t('dataset.maintainer'), d.maintainer],
+            [t('dataset.version'), d.version],
           ] as [string, unknown][]
         ).map(([label, value]) =>
           value ? (
@@ -311,7 +302,7 @@ export async function datasetPage(page: Page, id: string) {
         )}
         {d.url ? (
           <>
-            <dt>Source</dt>
+            <dt>{t('dataset.source')}</dt>
             <dd>
               <a href={safeUrl(d.url)} rel="nofollow">
                 {text(d.url)}
@@ -319,10 +310,14 @@ export async function datasetPage(page: Page, id: string) {
             </dd>
           </>
         ) : null}
-        <dt>Last updated</dt>
-        <dd>{text(d.metadata_modified).slice(0, 10)}</dd>
-        <dt>Created</dt>
-        <dd>{text(d.metadata_created).slice(0, 10)}</dd>
+        <dt>{t('dataset.lastUpdated')}</dt>
+        <dd>
+          <time datetime={text(d.metadata_modified)}>{page.date(d.metadata_modified)}</time>
+        </dd>
+        <dt>{t('dataset.created')}</dt>
+        <dd>
+          <time datetime={text(d.metadata_created)}>{page.date(d.metadata_created)}</time>
+        </dd>
         {extras.map((e) => (
           <>
             <dt>{text(e.key)}</dt>
@@ -332,16 +327,16 @@ export async function datasetPage(page: Page, id: string) {
       </dl>
       {activity.length ? (
         <>
-          <h2>Activity</h2>
+          <h2>{t('dataset.activity')}</h2>
           <ul class="items">
             {activity.map((a) => (
               <li>
-                {activityLine(a, names)} <span class="muted">{text(a.timestamp).slice(0, 16).replace('T', ' ')}</span>
+                {names.get(a.user_id) ?? t('common.someone')} {activityText(a, t, false)} <span class="muted">{page.date(a.timestamp, true)}</span>
               </li>
             ))}
           </ul>
           <p>
-            <a href={`/dataset/activity/${encodeURIComponent(d.name)}`}>All activity</a>
+            <a href={`/dataset/activity/${encodeURIComponent(d.name)}`}>{t('dataset.allActivity')}</a>
           </p>
         </>
       ) : null}
@@ -372,7 +367,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
       })
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e
-      previewError = 'The preview could not be sorted or filtered that way.'
+      previewError = page.t('resource.previewError')
     }
   }
   // a load in progress (the loader's job): shown, and the page refreshes itself (no script needed)
@@ -382,58 +377,57 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
   const base = `${datasetHref(d)}/resource/${encodeURIComponent(r.id)}`
   const views = await call<Dict[]>(page, 'resource_view_list', { id: r.id }).catch(() => [] as Dict[])
   const fields = ((preview?.fields ?? []) as Dict[]).filter((f) => f.id !== '_id')
+  const t = page.t
   return (
-    <Layout refresh={loading ? 5 : undefined} title={`${text(r.name) || 'Resource'} - ${text(d.title) || text(d.name)}`} page={page} alternate={`/api/3/action/resource_show?id=${encodeURIComponent(r.id)}`} description={text(r.description)}>
-      <Crumbs items={[['Datasets', '/dataset'], [text(d.title) || text(d.name), datasetHref(d)], [text(r.name) || 'Resource', base]]} />
-      <h1>{text(r.name) || 'Unnamed resource'}</h1>
+    <Layout refresh={loading ? 5 : undefined} title={`${text(r.name) || t('dataset.resource')} - ${text(d.title) || text(d.name)}`} page={page} alternate={`/api/3/action/resource_show?id=${encodeURIComponent(r.id)}`} description={text(r.description)}>
+      <Crumbs page={page} items={[[t('nav.datasets'), '/dataset'], [text(d.title) || text(d.name), datasetHref(d)], [text(r.name) || t('dataset.resource'), base]]} />
+      <h1>{text(r.name) || t('dataset.unnamedResource')}</h1>
       {page.ctx.user && (await canEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id })) ? (
         <p>
           <a class="button" href={`${base}/edit`}>
-            Edit
+            {t('common.edit')}
           </a>{' '}
-          <a href={`${base}/delete`}>Delete</a>
+          <a href={`${base}/delete`}>{t('common.delete')}</a>
         </p>
       ) : null}
       {r.url ? (
         <p>
           <a class="button" href={safeUrl(r.url, page.deps.config.str('service.site_url'))} rel="nofollow">
-            {r.url_type === 'upload' || r.url_type === 'datastore' ? 'Download' : 'Go to resource'}
+            {r.url_type === 'upload' || r.url_type === 'datastore' ? t('dataset.download') : t('dataset.goToResource')}
           </a>{' '}
           <span class="muted">{text(r.url)}</span>
         </p>
       ) : null}
       {r.description ? <Markdown html={renderMarkdown(r.description)} /> : null}
-      <ResourceViews views={views} r={r} siteUrl={page.deps.config.str('service.site_url')} text={await textPreview(page, views, r)} />
+      <ResourceViews views={views} r={r} siteUrl={page.deps.config.str('service.site_url')} text={await textPreview(page, views, r)} t={t} />
       {!r.datastore_active && load ? (
         <section aria-live="polite">
-          <h2>Data preview</h2>
+          <h2>{t('resource.preview')}</h2>
           {load.status === 'error' ? (
-            <p class="error">Loading the data into the DataStore failed: {text(load.error?.message ?? 'unknown error')}</p>
+            <p class="error">{t('resource.loadFailed', { error: text(load.error?.message) || t('resource.unknownError') })}</p>
           ) : (
             <p class="notice">
-              The data is being loaded into the DataStore ({text(load.status)}
-              {load.task_info?.rows_loaded ? `, ${Number(load.task_info.rows_loaded).toLocaleString('en-US')} rows so far` : ''}). This page reloads
-              until the preview is ready.
+              {load.task_info?.rows_loaded
+                ? t('resource.loadingRows', { status: text(load.status), rows: page.num(load.task_info.rows_loaded) })
+                : t('resource.loading', { status: text(load.status) })}
             </p>
           )}
         </section>
       ) : null}
       {r.datastore_active ? (
         <>
-          <h2>Data preview</h2>
+          <h2>{t('resource.preview')}</h2>
           <form class="searchbar" method="get" action={base} role="search">
-            <label for="rq">Filter rows</label>
+            <label for="rq">{t('resource.filterRows')}</label>
             <input id="rq" type="search" name="q" value={q} />
             {sort ? <input type="hidden" name="sort" value={sort} /> : null}
-            <button type="submit">Filter</button>
+            <button type="submit">{t('resource.filter')}</button>
           </form>
           {previewError ? <p role="alert">{previewError}</p> : null}
           {preview ? (
             <>
-              <p>
-                {Number(preview.total ?? 0).toLocaleString('en-US')} rows{q ? ' match' : ''}
-              </p>
-              <div class="scroll" tabindex={0} role="region" aria-label="Data preview">
+              <p>{t(q ? 'resource.rowsMatch' : 'resource.rows', { n: Number(preview.total ?? 0) })}</p>
+              <div class="scroll" tabindex={0} role="region" aria-label={t('resource.preview')}>
                 <table>
                   <thead>
                     <tr>
@@ -459,16 +453,16 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
                   </tbody>
                 </table>
               </div>
-              <Pager page={pageNo} count={Number(preview.total ?? 0)} size={PREVIEW_ROWS} href={(n) => withParams(base, params, { page: n > 1 ? String(n) : undefined })} />
-              <h2>Data dictionary</h2>
-              <div class="scroll" tabindex={0} role="region" aria-label="Data dictionary">
+              <Pager t={t} page={pageNo} count={Number(preview.total ?? 0)} size={PREVIEW_ROWS} href={(n) => withParams(base, params, { page: n > 1 ? String(n) : undefined })} />
+              <h2>{t('resource.dictionary')}</h2>
+              <div class="scroll" tabindex={0} role="region" aria-label={t('resource.dictionary')}>
               <table>
                 <thead>
                   <tr>
-                    <th scope="col">Column</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Label</th>
-                    <th scope="col">Description</th>
+                    <th scope="col">{t('resource.column')}</th>
+                    <th scope="col">{t('resource.type')}</th>
+                    <th scope="col">{t('resource.label')}</th>
+                    <th scope="col">{t('common.description')}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -487,18 +481,26 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
           ) : null}
         </>
       ) : null}
-      <h2>Additional information</h2>
+      <h2>{t('dataset.additionalInfo')}</h2>
       <dl class="meta">
-        {['format', 'mimetype', 'size', 'created', 'last_modified'].map((k) =>
+        {(
+          [
+            ['format', t('resource.field.format')],
+            ['mimetype', t('resource.field.mimetype')],
+            ['size', t('resource.field.size')],
+            ['created', t('resource.field.created')],
+            ['last_modified', t('resource.field.last_modified')],
+          ] as const
+        ).map(([k, label]) =>
           r[k] !== null && r[k] !== undefined && r[k] !== '' ? (
             <>
-              <dt>{k.replace('_', ' ')}</dt>
-              <dd>{text(r[k])}</dd>
+              <dt>{label}</dt>
+              <dd>{k === 'created' || k === 'last_modified' ? page.date(r[k], true) : k === 'size' && typeof r[k] === 'number' ? page.num(r[k]) : text(r[k])}</dd>
             </>
           ) : null,
         )}
-        <dt>Data store</dt>
-        <dd>{r.datastore_active ? 'Yes' : 'No'}</dd>
+        <dt>{t('resource.datastore')}</dt>
+        <dd>{r.datastore_active ? t('common.yes') : t('common.no')}</dd>
       </dl>
     </Layout>
   )

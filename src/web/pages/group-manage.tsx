@@ -18,7 +18,6 @@ import type { Kind } from './orgs'
 
 type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
-const TITLES: Record<Kind, [string, string]> = { organization: ['Organizations', 'organization'], group: ['Groups', 'group'] }
 const titleOf = (g: Dict) => text(g.display_name) || text(g.title) || text(g.name)
 
 
@@ -32,27 +31,28 @@ async function administered(page: Page, kind: Kind, id: string): Promise<Dict> {
 
 function GroupForm(props: { page: Page; kind: Kind; action: string; submit: string; values: Dict; errors: Errors; isNew: boolean }) {
   const { page, action, submit, values, errors } = props
+  const t = page.t
   return (
     <form class="form" method="post" action={action}>
       <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
       <div>
-        <label for="title">Name</label>
+        <label for="title">{t('common.name')}</label>
         <input id="title" name="title" type="text" required value={str(values.title)} {...invalid(errors, 'title')} />
         <FieldError errors={errors} name="title" />
       </div>
       <div>
-        <label for="name">URL name{props.isNew ? ' (left empty: made from the name)' : ''}</label>
+        <label for="name">{props.isNew ? t('groupForm.nameNew') : t('datasetForm.nameEdit')}</label>
         <input id="name" name="name" type="text" value={str(values.name)} pattern="[a-z0-9_\-]*" {...invalid(errors, 'name')} />
         <FieldError errors={errors} name="name" />
       </div>
       <div>
-        <label for="description">Description (Markdown)</label>
+        <label for="description">{t('common.descriptionMarkdown')}</label>
         <textarea id="description" name="description" rows={5}>
           {str(values.description)}
         </textarea>
       </div>
       <div>
-        <label for="image_url">Image URL</label>
+        <label for="image_url">{t('groupForm.image')}</label>
         <input id="image_url" name="image_url" type="url" value={str(values.image_url)} {...invalid(errors, 'image_url')} />
         <FieldError errors={errors} name="image_url" />
       </div>
@@ -71,13 +71,14 @@ const formValues = (form: Dict) => ({
 })
 
 export function newGroupView(page: Page, kind: Kind, values: Dict = {}, errors: Errors = {}) {
-  const [plural, one] = TITLES[kind]
+  const t = page.t
+  const create = t('groupForm.create', { kind })
   return (
-    <Layout page={page} title={`Create ${one}`}>
-      <Crumbs items={[[plural, `/${kind}`], [`Create ${one}`, `/${kind}/new`]]} />
-      <h1>Create {one}</h1>
-      <Summary errors={errors} />
-      <GroupForm page={page} kind={kind} action={`/${kind}/new`} submit={`Create ${one}`} values={values} errors={errors} isNew />
+    <Layout page={page} title={create}>
+      <Crumbs page={page} items={[[t('orgs.title', { kind }), `/${kind}`], [create, `/${kind}/new`]]} />
+      <h1>{create}</h1>
+      <Summary errors={errors} page={page} />
+      <GroupForm page={page} kind={kind} action={`/${kind}/new`} submit={create} values={values} errors={errors} isNew />
     </Layout>
   )
 }
@@ -91,17 +92,18 @@ export async function createGroup(page: Page, kind: Kind): Promise<Outcome> {
     const g: Dict = await call(page, `${kind}_create`, { ...values, name: values.name || slugify(values.title) })
     return { redirect: `/${kind}/${encodeURIComponent(g.name)}` }
   } catch (e) {
-    if (e instanceof NotAuthorized) return { view: newGroupView(page, kind, values, { _: [`You may not create ${TITLES[kind][0].toLowerCase()} on this site.`] }), status: 403 }
+    if (e instanceof NotAuthorized) return { view: newGroupView(page, kind, values, { _: [page.t('groupForm.notAllowed', { kind })] }), status: 403 }
     if (!(e instanceof ValidationError)) throw e
     return { view: newGroupView(page, kind, values, fieldErrors(e)), status: 409 }
   }
 }
 
-function ManageNav({ kind, g }: { kind: Kind; g: Dict }) {
+function ManageNav({ kind, g, page }: { kind: Kind; g: Dict; page: Page }) {
   const n = encodeURIComponent(g.name)
+  const t = page.t
   return (
     <p>
-      <a href={`/${kind}/edit/${n}`}>Edit</a> · <a href={`/${kind}/members/${n}`}>Members</a> · <a href={`/${kind}/delete/${n}`}>Delete</a>
+      <a href={`/${kind}/edit/${n}`}>{t('common.edit')}</a> · <a href={`/${kind}/members/${n}`}>{t('common.members')}</a> · <a href={`/${kind}/delete/${n}`}>{t('common.delete')}</a>
     </p>
   )
 }
@@ -110,16 +112,16 @@ export async function editGroupView(page: Page, kind: Kind, id: string, values?:
   const g = await administered(page, kind, id)
   const href = `/${kind}/${encodeURIComponent(g.name)}`
   return (
-    <Layout page={page} title={`Edit - ${titleOf(g)}`}>
-      <Crumbs items={[[TITLES[kind][0], `/${kind}`], [titleOf(g), href], ['Edit', `/${kind}/edit/${encodeURIComponent(g.name)}`]]} />
-      <h1>Edit {titleOf(g)}</h1>
-      <ManageNav kind={kind} g={g} />
-      <Summary errors={errors} />
+    <Layout page={page} title={page.t('manage.editTitle', { title: titleOf(g) })}>
+      <Crumbs page={page} items={[[page.t('orgs.title', { kind }), `/${kind}`], [titleOf(g), href], [page.t('common.edit'), `/${kind}/edit/${encodeURIComponent(g.name)}`]]} />
+      <h1>{page.t('manage.editHeading', { title: titleOf(g) })}</h1>
+      <ManageNav kind={kind} g={g} page={page} />
+      <Summary errors={errors} page={page} />
       <GroupForm
         page={page}
         kind={kind}
         action={`/${kind}/edit/${encodeURIComponent(g.name)}`}
-        submit={`Update ${TITLES[kind][1]}`}
+        submit={page.t('groupForm.update', { kind })}
         values={values ?? { title: str(g.title), name: str(g.name), description: str(g.description), image_url: str(g.image_url) }}
         errors={errors}
         isNew={false}
@@ -147,7 +149,7 @@ export async function deleteGroupView(page: Page, kind: Kind, id: string) {
   const g = await administered(page, kind, id)
   const href = `/${kind}/${encodeURIComponent(g.name)}`
   const action = `/${kind}/delete/${encodeURIComponent(g.name)}`
-  return <ConfirmDelete page={page} what={TITLES[kind][1]} title={titleOf(g)} action={action} back={href} crumbs={[[TITLES[kind][0], `/${kind}`], [titleOf(g), href], ['Delete', action]]} />
+  return <ConfirmDelete page={page} what={kind} title={titleOf(g)} action={action} back={href} crumbs={[[page.t('orgs.title', { kind }), `/${kind}`], [titleOf(g), href], [page.t('common.delete'), action]]} />
 }
 
 export async function deleteGroup(page: Page, kind: Kind, id: string): Promise<Outcome> {
@@ -160,7 +162,7 @@ export async function deleteGroup(page: Page, kind: Kind, id: string): Promise<O
   } catch (e) {
     // e.g. an organization that still has datasets, or deleting switched off for non-sysadmins
     if (!(e instanceof ValidationError) && !(e instanceof NotAuthorized)) throw e
-    return { view: await editGroupView(page, kind, id, undefined, { _: [e.message || 'It could not be deleted.'] }), status: 409 }
+    return { view: await editGroupView(page, kind, id, undefined, { _: [e.message || page.t('manage.notDeleted')] }), status: 409 }
   }
   return { redirect: `/${kind}` }
 }
@@ -173,17 +175,17 @@ export async function membersView(page: Page, kind: Kind, id: string, errors: Er
   const n = encodeURIComponent(g.name)
   const users = ((g.users ?? []) as Dict[]).slice().sort((a, b) => str(a.name).localeCompare(str(b.name)))
   return (
-    <Layout page={page} title={`Members - ${titleOf(g)}`}>
-      <Crumbs items={[[TITLES[kind][0], `/${kind}`], [titleOf(g), href], ['Members', `/${kind}/members/${n}`]]} />
-      <h1>Members of {titleOf(g)}</h1>
-      <ManageNav kind={kind} g={g} />
-      <Summary errors={errors} />
-      <h2>Add a member, or change a role</h2>
-      <UserRoleForm page={page} action={`/${kind}/member_new/${n}`} roles={ROLES} roleField="role" roleLabel="Role" errorField="username" errors={errors} values={values} />
-      <h2>Members</h2>
+    <Layout page={page} title={page.t('members.title', { title: titleOf(g) })}>
+      <Crumbs page={page} items={[[page.t('orgs.title', { kind }), `/${kind}`], [titleOf(g), href], [page.t('common.members'), `/${kind}/members/${n}`]]} />
+      <h1>{page.t('members.heading', { title: titleOf(g) })}</h1>
+      <ManageNav kind={kind} g={g} page={page} />
+      <Summary errors={errors} page={page} />
+      <h2>{page.t('members.add')}</h2>
+      <UserRoleForm page={page} action={`/${kind}/member_new/${n}`} roles={ROLES} roleField="role" roleLabel={page.t('members.role')} errorField="username" errors={errors} values={values} />
+      <h2>{page.t('common.members')}</h2>
       <UserRoleTable
         page={page}
-        roleLabel="Role"
+        roleLabel={page.t('members.role')}
         removeAction={`/${kind}/member_delete/${n}`}
         users={users.map((u) => ({ href: `/user/${encodeURIComponent(u.name)}`, label: text(u.display_name) || text(u.name), role: text(u.capacity), fields: { user: text(u.name) } }))}
       />

@@ -9,6 +9,7 @@ type Dict = Record<string, any>
 
 export async function homePage(page: Page) {
   const site = siteInfo(page)
+  const t = page.t
   // the largest organizations from the search's facet counts (one index lookup), not by counting
   // every organization's datasets in SQL (12 ms at 10,000 datasets)
   const [newest, groups, orgNames] = await Promise.all([
@@ -30,41 +31,41 @@ export async function homePage(page: Page) {
         {site.intro ? <Markdown html={renderMarkdown(site.intro)} /> : site.description ? <p>{site.description}</p> : null}
         <form method="get" action="/dataset" role="search">
           <label class="skip" for="home-q">
-            Search datasets
+            {t('search.datasets')}
           </label>
-          <input id="home-q" type="search" name="q" placeholder="Search datasets" />
-          <button type="submit">Search</button>
+          <input id="home-q" type="search" name="q" placeholder={t('search.datasets')} />
+          <button type="submit">{t('search.button')}</button>
         </form>
       </section>
-      <ul class="stats" aria-label="Statistics">
+      <ul class="stats" aria-label={t('home.statistics')}>
         <li>
           <a href="/dataset">
-            <b>{Number(newest.count).toLocaleString('en-US')}</b> datasets
+            <b>{page.num(newest.count)}</b> {t('common.datasetWord', { n: Number(newest.count) })}
           </a>
         </li>
         <li>
           <a href="/organization">
-            <b>{orgNames.length.toLocaleString('en-US')}</b> organizations
+            <b>{page.num(orgNames.length)}</b> {t('common.organizationWord', { n: orgNames.length })}
           </a>
         </li>
         <li>
           <a href="/group">
-            <b>{groups.length.toLocaleString('en-US')}</b> groups
+            <b>{page.num(groups.length)}</b> {t('common.groupWord', { n: groups.length })}
           </a>
         </li>
       </ul>
-      <h2>New datasets</h2>
-      {newest.results.length ? <DatasetList items={newest.results} /> : <p>No datasets yet.</p>}
+      <h2>{t('home.newDatasets')}</h2>
+      {newest.results.length ? <DatasetList items={newest.results} t={t} /> : <p>{t('home.noDatasets')}</p>}
       {orgs.length ? (
         <>
-          <h2>Organizations</h2>
+          <h2>{t('home.organizations')}</h2>
           <ul class="cards">
             {orgs.map((o) => (
               <li>
                 <h3>
                   <a href={`/organization/${encodeURIComponent(o.name)}`}>{text(o.display_name) || text(o.name)}</a>
                 </h3>
-                <p class="muted">{Number(o.count ?? 0).toLocaleString('en-US')} datasets</p>
+                <p class="muted">{page.num(o.count)} {t('common.datasetWord', { n: Number(o.count ?? 0) })}</p>
               </li>
             ))}
           </ul>
@@ -77,8 +78,8 @@ export async function homePage(page: Page) {
 export function aboutPage(page: Page) {
   const site = siteInfo(page)
   return (
-    <Layout title="About" page={page}>
-      <h1>About {site.title}</h1>
+    <Layout title={page.t('about.title')} page={page}>
+      <h1>{page.t('about.heading', { site: site.title })}</h1>
       {site.about ? <Markdown html={renderMarkdown(site.about)} /> : <p>{site.description}</p>}
     </Layout>
   )

@@ -58,22 +58,22 @@ export async function editDatasetView(page: Page, id: string, values?: Dict, err
   if (d.organization && !orgs.some((o) => o.id === d.organization.id)) orgs.unshift(d.organization)
   const href = datasetHref(d)
   return (
-    <Layout page={page} title={`Edit - ${titleOf(d)}`}>
-      <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), href], ['Edit', `/dataset/edit/${encodeURIComponent(d.name)}`]]} />
-      <h1>Edit {titleOf(d)}</h1>
-      <Summary errors={errors} />
+    <Layout page={page} title={page.t('manage.editTitle', { title: titleOf(d) })}>
+      <Crumbs page={page} items={[[page.t('nav.datasets'), '/dataset'], [titleOf(d), href], [page.t('common.edit'), `/dataset/edit/${encodeURIComponent(d.name)}`]]} />
+      <h1>{page.t('manage.editHeading', { title: titleOf(d) })}</h1>
+      <Summary errors={errors} page={page} />
       <DatasetForm
         page={page}
         action={`/dataset/edit/${encodeURIComponent(d.name)}`}
-        submit="Update dataset"
-        nameLabel="URL name"
+        submit={page.t('manage.updateDataset')}
+        nameLabel={page.t('datasetForm.nameEdit')}
         values={values ?? datasetValues(d)}
         errors={errors}
         orgs={orgs}
         licenses={licenses}
       />
       <p>
-        <a href={href}>Cancel</a> · <a href={`/dataset/delete/${encodeURIComponent(d.name)}`}>Delete this dataset</a>
+        <a href={href}>{page.t('common.cancel')}</a> · <a href={`/dataset/delete/${encodeURIComponent(d.name)}`}>{page.t('manage.deleteDataset')}</a>
       </p>
     </Layout>
   )
@@ -118,7 +118,7 @@ export async function deleteDatasetView(page: Page, id: string) {
   const d = await editable(page, id)
   const href = datasetHref(d)
   const action = `/dataset/delete/${encodeURIComponent(d.name)}`
-  return <ConfirmDelete page={page} what="dataset" title={titleOf(d)} action={action} back={href} crumbs={[['Datasets', '/dataset'], [titleOf(d), href], ['Delete', action]]} />
+  return <ConfirmDelete page={page} what="dataset" title={titleOf(d)} action={action} back={href} crumbs={[[page.t('nav.datasets'), '/dataset'], [titleOf(d), href], [page.t('common.delete'), action]]} />
 }
 
 export async function deleteDataset(page: Page, id: string): Promise<Outcome> {
@@ -143,15 +143,17 @@ export async function editResourceView(page: Page, id: string, rid: string, valu
   const [d, r] = await editableResource(page, id, rid)
   const v = values ?? { url: str(r.url), name: str(r.name), description: str(r.description), format: str(r.format) }
   const base = resourceHref(d, r)
+  const t = page.t
+  const rtitle = str(r.name) || t('dataset.resource')
   return (
-    <Layout page={page} title={`Edit - ${str(r.name) || 'Resource'}`}>
-      <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), datasetHref(d)], [str(r.name) || 'Resource', base], ['Edit', `${base}/edit`]]} />
-      <h1>Edit {str(r.name) || 'resource'}</h1>
-      <Summary errors={errors} />
+    <Layout page={page} title={t('manage.editTitle', { title: rtitle })}>
+      <Crumbs page={page} items={[[t('nav.datasets'), '/dataset'], [titleOf(d), datasetHref(d)], [rtitle, base], [t('common.edit'), `${base}/edit`]]} />
+      <h1>{t('manage.editHeading', { title: rtitle })}</h1>
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action={`${base}/edit`} enctype="multipart/form-data">
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <div>
-          <label for="upload">Replace the file (upload)</label>
+          <label for="upload">{t('manage.replaceFile')}</label>
           <input id="upload" name="upload" type="file" {...invalid(errors, 'upload')} />
           <FieldError errors={errors} name="upload" />
         </div>
@@ -161,27 +163,27 @@ export async function editResourceView(page: Page, id: string, rid: string, valu
           <FieldError errors={errors} name="url" />
         </div>
         <div>
-          <label for="rname">Name</label>
+          <label for="rname">{t('common.name')}</label>
           <input id="rname" name="name" type="text" value={str(v.name)} {...invalid(errors, 'name')} />
           <FieldError errors={errors} name="name" />
         </div>
         <div>
-          <label for="description">Description</label>
+          <label for="description">{t('common.description')}</label>
           <textarea id="description" name="description" rows={3}>
             {str(v.description)}
           </textarea>
         </div>
         <div>
-          <label for="format">Format</label>
+          <label for="format">{t('common.format')}</label>
           <input id="format" name="format" type="text" value={str(v.format)} {...invalid(errors, 'format')} />
           <FieldError errors={errors} name="format" />
         </div>
         <div>
-          <button type="submit">Update resource</button> <a href={base}>Cancel</a>
+          <button type="submit">{t('manage.updateResource')}</button> <a href={base}>{t('common.cancel')}</a>
         </div>
       </form>
       <p>
-        <a href={`${base}/delete`}>Delete this resource</a>
+        <a href={`${base}/delete`}>{t('manage.deleteResource')}</a>
       </p>
     </Layout>
   )
@@ -221,10 +223,10 @@ export async function deleteResourceView(page: Page, id: string, rid: string) {
     <ConfirmDelete
       page={page}
       what="resource"
-      title={str(r.name) || 'Unnamed resource'}
+      title={str(r.name) || page.t('dataset.unnamedResource')}
       action={`${base}/delete`}
       back={base}
-      crumbs={[['Datasets', '/dataset'], [titleOf(d), datasetHref(d)], [str(r.name) || 'Resource', base], ['Delete', `${base}/delete`]]}
+      crumbs={[[page.t('nav.datasets'), '/dataset'], [titleOf(d), datasetHref(d)], [str(r.name) || page.t('dataset.resource'), base], [page.t('common.delete'), `${base}/delete`]]}
     />
   )
 }
@@ -254,21 +256,21 @@ export async function collaboratorsView(page: Page, id: string, errors: Errors =
   const base = `/dataset/collaborators/${encodeURIComponent(d.name)}`
   const capacities = page.deps.config.bool('service.auth.allow_admin_collaborators') ? ['admin', 'editor', 'member'] : ['editor', 'member']
   return (
-    <Layout page={page} title={`Collaborators - ${titleOf(d)}`}>
-      <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), href], ['Collaborators', base]]} />
-      <h1>Collaborators of {titleOf(d)}</h1>
-      <Summary errors={errors} />
-      <UserRoleForm page={page} action={`${base}/new`} roles={capacities} roleField="capacity" roleLabel="Capacity" errorField="user_id" errors={errors} values={values} />
-      <h2>Collaborators</h2>
+    <Layout page={page} title={page.t('collaborators.title', { title: titleOf(d) })}>
+      <Crumbs page={page} items={[[page.t('nav.datasets'), '/dataset'], [titleOf(d), href], [page.t('dataset.collaborators'), base]]} />
+      <h1>{page.t('collaborators.heading', { title: titleOf(d) })}</h1>
+      <Summary errors={errors} page={page} />
+      <UserRoleForm page={page} action={`${base}/new`} roles={capacities} roleField="capacity" roleLabel={page.t('collaborators.capacity')} errorField="user_id" errors={errors} values={values} />
+      <h2>{page.t('dataset.collaborators')}</h2>
       {list.length ? (
         <UserRoleTable
           page={page}
-          roleLabel="Capacity"
+          roleLabel={page.t('collaborators.capacity')}
           removeAction={`${base}/delete`}
           users={list.map((c) => ({ href: `/user/${encodeURIComponent(c.user_id)}`, label: names.get(c.user_id) ?? c.user_id, role: str(c.capacity), fields: { user_id: c.user_id } }))}
         />
       ) : (
-        <p class="muted">No collaborators.</p>
+        <p class="muted">{page.t('collaborators.none')}</p>
       )}
     </Layout>
   )
@@ -314,15 +316,15 @@ export async function datasetGroupsView(page: Page, id: string, errors: Errors =
   const href = datasetHref(d)
   const base = `/dataset/groups/${encodeURIComponent(d.name)}`
   return (
-    <Layout page={page} title={`Groups - ${titleOf(d)}`}>
-      <Crumbs items={[['Datasets', '/dataset'], [titleOf(d), href], ['Groups', base]]} />
-      <h1>Groups of {titleOf(d)}</h1>
-      <Summary errors={errors} />
+    <Layout page={page} title={page.t('datasetGroups.title', { title: titleOf(d) })}>
+      <Crumbs page={page} items={[[page.t('nav.datasets'), '/dataset'], [titleOf(d), href], [page.t('dataset.groups'), base]]} />
+      <h1>{page.t('datasetGroups.heading', { title: titleOf(d) })}</h1>
+      <Summary errors={errors} page={page} />
       {addable.length ? (
         <form class="form" method="post" action={`${base}/add`}>
           <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
           <div>
-            <label for="group">Add to group</label>
+            <label for="group">{page.t('datasetGroups.add')}</label>
             <select id="group" name="group">
               {addable.map((g) => (
                 <option value={g.id}>{str(g.display_name) || str(g.title) || str(g.name)}</option>
@@ -330,24 +332,24 @@ export async function datasetGroupsView(page: Page, id: string, errors: Errors =
             </select>
           </div>
           <div>
-            <button type="submit">Add to group</button>
+            <button type="submit">{page.t('datasetGroups.add')}</button>
           </div>
         </form>
       ) : (
-        <p class="muted">There are no other groups you may add it to.</p>
+        <p class="muted">{page.t('datasetGroups.noneToAdd')}</p>
       )}
-      <h2>In groups</h2>
+      <h2>{page.t('datasetGroups.inGroups')}</h2>
       {inGroups.length ? (
         <ul class="items">
           {inGroups.map((g) => (
             <li>
               <a href={`/group/${encodeURIComponent(g.name)}`}>{str(g.display_name) || str(g.title) || str(g.name)}</a>{' '}
-              {manageable.has(g.id) ? <PostButton page={page} action={`${base}/remove`} label="Remove" ariaLabel={`Remove from ${str(g.name)}`} fields={{ group: g.id }} /> : null}
+              {manageable.has(g.id) ? <PostButton page={page} action={`${base}/remove`} label={page.t('common.remove')} ariaLabel={page.t('datasetGroups.removeFrom', { name: str(g.name) })} fields={{ group: g.id }} /> : null}
             </li>
           ))}
         </ul>
       ) : (
-        <p class="muted">In no group.</p>
+        <p class="muted">{page.t('datasetGroups.none')}</p>
       )}
     </Layout>
   )

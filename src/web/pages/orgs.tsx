@@ -12,10 +12,11 @@ import { findGroup } from '../../model/group'
 
 type Dict = Record<string, any>
 export type Kind = 'organization' | 'group'
-const TITLES: Record<Kind, string> = { organization: 'Organizations', group: 'Groups' }
 
 export async function listPage(page: Page, kind: Kind) {
   const q = page.url.searchParams.get('q') ?? ''
+  const t = page.t
+  const title = t('orgs.title', { kind })
   // dataset counts from the search's facet (one index lookup) rather than counted in SQL per list
   const facet = kind === 'organization' ? 'organization' : 'groups'
   const [items, counted] = await Promise.all([
@@ -25,19 +26,19 @@ export async function listPage(page: Page, kind: Kind) {
   const counts = new Map<string, number>(((counted.search_facets?.[facet]?.items ?? []) as Dict[]).map((i) => [String(i.name), Number(i.count)]))
   for (const o of items) o.package_count = counts.get(o.name) ?? 0
   return (
-    <Layout title={TITLES[kind]} page={page} alternate={`/api/3/action/${kind}_list?all_fields=true`}>
-      <h1>{TITLES[kind]}</h1>
+    <Layout title={title} page={page} alternate={`/api/3/action/${kind}_list?all_fields=true`}>
+      <h1>{title}</h1>
       {page.ctx.user && (page.ctx.user.sysadmin || page.deps.config.bool(`service.auth.user_create_${kind}s`)) ? (
         <p>
           <a class="button" href={`/${kind}/new`}>
-            Add {kind}
+            {t('orgs.add', { kind })}
           </a>
         </p>
       ) : null}
       <form class="searchbar" method="get" action={`/${kind}`} role="search">
-        <label for="oq">Search {TITLES[kind].toLowerCase()}</label>
+        <label for="oq">{t('orgs.search', { kind })}</label>
         <input id="oq" type="search" name="q" value={q} />
-        <button type="submit">Search</button>
+        <button type="submit">{t('search.button')}</button>
       </form>
       {items.length ? (
         <ul class="cards">
@@ -48,13 +49,13 @@ export async function listPage(page: Page, kind: Kind) {
               </h2>
               {o.description ? <p>{excerpt(o.description, 120)}</p> : null}
               <p class="muted">
-                {Number(o.package_count ?? 0).toLocaleString('en-US')} {o.package_count === 1 ? 'dataset' : 'datasets'}
+                {page.num(o.package_count)} {t('common.datasetWord', { n: Number(o.package_count ?? 0) })}
               </p>
             </li>
           ))}
         </ul>
       ) : (
-        <p>No {TITLES[kind].toLowerCase()} found.</p>
+        <p>{t('orgs.none', { kind })}</p>
       )}
     </Layout>
   )
@@ -77,20 +78,20 @@ export async function readPage(page: Page, kind: Kind, id: string) {
   const title = text(o.display_name) || text(o.title) || text(o.name)
   return (
     <Layout title={title} page={page} alternate={`/api/3/action/${kind}_show?id=${encodeURIComponent(o.id)}`} description={text(o.description)}>
-      <Crumbs items={[[TITLES[kind], `/${kind}`], [title, `/${kind}/${encodeURIComponent(o.name)}`]]} />
+      <Crumbs page={page} items={[[page.t('orgs.title', { kind }), `/${kind}`], [title, `/${kind}/${encodeURIComponent(o.name)}`]]} />
       <h1>{title}</h1>
       <FollowButton page={page} kind={kind} id={o.id} />
       {page.ctx.user && (await isGroupAdmin(page.ctx, (await findGroup(page.ctx, o.id))!)) ? (
         <p>
           <a class="button" href={`/${kind}/edit/${encodeURIComponent(o.name)}`}>
-            Manage
+            {page.t('common.manage')}
           </a>{' '}
-          <a href={`/${kind}/members/${encodeURIComponent(o.name)}`}>Members</a>
+          <a href={`/${kind}/members/${encodeURIComponent(o.name)}`}>{page.t('common.members')}</a>
         </p>
       ) : null}
       {o.description ? <Markdown html={renderMarkdown(o.description)} /> : null}
       <p>
-        <a href={`/${kind}/activity/${encodeURIComponent(o.name)}`}>Activity</a>
+        <a href={`/${kind}/activity/${encodeURIComponent(o.name)}`}>{page.t('common.activity')}</a>
       </p>
       {view}
     </Layout>

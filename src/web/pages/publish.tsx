@@ -32,33 +32,34 @@ export function slugify(title: string): string {
 /** The dataset form of /dataset/new and /dataset/edit/<name>. */
 export function DatasetForm(props: { page: Page; action: string; submit: string; values: Dict; errors: Errors; orgs: Dict[]; licenses: Dict[]; nameLabel?: string }) {
   const { page, action, submit, values, errors, orgs, licenses } = props
+  const t = page.t
   return (
     <form class="form" method="post" action={action}>
       <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
       <div>
-        <label for="title">Title</label>
+        <label for="title">{t('datasetForm.title')}</label>
         <input id="title" name="title" type="text" required value={str(values.title)} {...invalid(errors, 'title')} />
         <FieldError errors={errors} name="title" />
       </div>
       <div>
-        <label for="name">{props.nameLabel ?? 'URL name (left empty: made from the title)'}</label>
+        <label for="name">{props.nameLabel ?? t('datasetForm.name')}</label>
         <input id="name" name="name" type="text" value={str(values.name)} pattern="[a-z0-9_\-]*" {...invalid(errors, 'name')} />
         <FieldError errors={errors} name="name" />
       </div>
       <div>
-        <label for="notes">Description (Markdown)</label>
+        <label for="notes">{t('common.descriptionMarkdown')}</label>
         <textarea id="notes" name="notes" rows={6} {...invalid(errors, 'notes')}>
           {str(values.notes)}
         </textarea>
         <FieldError errors={errors} name="notes" />
       </div>
       <div>
-        <label for="tag_string">Tags (separated by commas)</label>
+        <label for="tag_string">{t('datasetForm.tags')}</label>
         <input id="tag_string" name="tag_string" type="text" value={str(values.tag_string)} {...invalid(errors, 'tags')} />
         <FieldError errors={errors} name="tags" />
       </div>
       <div>
-        <label for="owner_org">Organization</label>
+        <label for="owner_org">{t('datasetForm.organization')}</label>
         <select id="owner_org" name="owner_org" {...invalid(errors, 'owner_org')}>
           {orgs.map((o) => (
             <option value={o.id} selected={values.owner_org === o.id}>
@@ -69,7 +70,7 @@ export function DatasetForm(props: { page: Page; action: string; submit: string;
         <FieldError errors={errors} name="owner_org" />
       </div>
       <div>
-        <label for="license_id">License</label>
+        <label for="license_id">{t('datasetForm.license')}</label>
         <select id="license_id" name="license_id">
           {licenses.map((l) => (
             <option value={l.id} selected={(values.license_id ?? 'cc-by') === l.id}>
@@ -79,13 +80,13 @@ export function DatasetForm(props: { page: Page; action: string; submit: string;
         </select>
       </div>
       <div>
-        <label for="private">Visibility</label>
+        <label for="private">{t('datasetForm.visibility')}</label>
         <select id="private" name="private">
           <option value="True" selected={values.private !== 'False'}>
-            Private
+            {t('common.private')}
           </option>
           <option value="False" selected={values.private === 'False'}>
-            Public
+            {t('common.public')}
           </option>
         </select>
       </div>
@@ -102,11 +103,11 @@ export async function newDatasetView(page: Page, values: Dict = {}, errors: Erro
     call<Dict[]>(page, 'license_list'),
   ])
   return (
-    <Layout page={page} title="Create dataset">
-      <Crumbs items={[['Datasets', '/dataset'], ['Create dataset', '/dataset/new']]} />
-      <h1>Create dataset</h1>
-      <Summary errors={errors} />
-      <DatasetForm page={page} action="/dataset/new" submit="Next: add data" values={values} errors={errors} orgs={orgs} licenses={licenses} />
+    <Layout page={page} title={page.t('publish.createDataset')}>
+      <Crumbs page={page} items={[[page.t('nav.datasets'), '/dataset'], [page.t('publish.createDataset'), '/dataset/new']]} />
+      <h1>{page.t('publish.createDataset')}</h1>
+      <Summary errors={errors} page={page} />
+      <DatasetForm page={page} action="/dataset/new" submit={page.t('publish.next')} values={values} errors={errors} orgs={orgs} licenses={licenses} />
     </Layout>
   )
 }
@@ -143,40 +144,42 @@ export async function newResourceView(page: Page, id: string, values: Dict = {},
   const d: Dict = await call(page, 'package_show', { id })
   await requireCanEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id })
   const href = `/dataset/${encodeURIComponent(d.name)}`
+  const t = page.t
+  const title = str(d.title) || str(d.name)
   return (
-    <Layout page={page} title={`Add data - ${str(d.title) || str(d.name)}`}>
-      <Crumbs items={[['Datasets', '/dataset'], [str(d.title) || str(d.name), href], ['Add data', `${href}/resource/new`]]} />
-      <h1>Add data to {str(d.title) || str(d.name)}</h1>
-      <Summary errors={errors} />
+    <Layout page={page} title={t('publish.addDataTitle', { title })}>
+      <Crumbs page={page} items={[[t('nav.datasets'), '/dataset'], [title, href], [t('dataset.addData'), `${href}/resource/new`]]} />
+      <h1>{t('publish.addDataHeading', { title })}</h1>
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action={`${href}/resource/new`} enctype="multipart/form-data">
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <div>
-          <label for="upload">Upload a file</label>
+          <label for="upload">{t('publish.upload')}</label>
           <input id="upload" name="upload" type="file" {...invalid(errors, 'upload')} />
           <FieldError errors={errors} name="upload" />
         </div>
         <div>
-          <label for="url">…or link to it (URL)</label>
+          <label for="url">{t('publish.link')}</label>
           <input id="url" name="url" type="url" value={str(values.url)} {...invalid(errors, 'url')} />
           <FieldError errors={errors} name="url" />
         </div>
         <div>
-          <label for="rname">Name</label>
+          <label for="rname">{t('common.name')}</label>
           <input id="rname" name="name" type="text" value={str(values.name)} {...invalid(errors, 'name')} />
           <FieldError errors={errors} name="name" />
         </div>
         <div>
-          <label for="description">Description</label>
+          <label for="description">{t('common.description')}</label>
           <textarea id="description" name="description" rows={3}>
             {str(values.description)}
           </textarea>
         </div>
         <div>
-          <label for="format">Format (e.g. CSV; guessed when empty)</label>
+          <label for="format">{t('publish.formatHint')}</label>
           <input id="format" name="format" type="text" value={str(values.format)} />
         </div>
         <div>
-          <button type="submit">Add</button> <a href={href}>Finish</a>
+          <button type="submit">{t('publish.add')}</button> <a href={href}>{t('publish.finish')}</a>
         </div>
       </form>
     </Layout>
@@ -194,7 +197,7 @@ export async function createResource(page: Page, id: string): Promise<Outcome> {
     for (const k of ['url', 'name', 'description', 'format']) if (str(form[k]).trim()) data[k] = str(form[k]).trim()
     if (form.upload !== undefined) data.upload = form.upload
     if (!data.upload && !data.url) {
-      return { view: await newResourceView(page, id, data, { url: ['Upload a file or give a URL'] }), status: 409 }
+      return { view: await newResourceView(page, id, data, { url: [page.t('publish.uploadOrUrl')] }), status: 409 }
     }
     try {
       const r: Dict = await call(page, 'resource_create', data)
@@ -237,5 +240,5 @@ export async function follow(page: Page, kind: string, id: string, on: boolean):
 export async function FollowButton({ page, kind, id }: { page: Page; kind: keyof typeof FOLLOW; id: string }) {
   if (!page.ctx.user) return null
   const following = await call<boolean>(page, FOLLOW[kind]![2], { id }).catch(() => false)
-  return <PostButton page={page} action={`/${kind}/${following ? 'unfollow' : 'follow'}/${encodeURIComponent(id)}`} className="follow" label={following ? 'Unfollow' : 'Follow'} />
+  return <PostButton page={page} action={`/${kind}/${following ? 'unfollow' : 'follow'}/${encodeURIComponent(id)}`} className="follow" label={following ? page.t('common.unfollow') : page.t('common.follow')} />
 }

@@ -27,7 +27,7 @@ async function throttled(page: Page, what: string): Promise<number> {
   return wait
 }
 
-const tooMany = (wait: number) => `Too many requests from your address. Try again in ${wait} minute${wait === 1 ? '' : 's'}.`
+const tooMany = (page: Page, wait: number) => page.t('register.tooMany', { n: wait })
 
 function Notice({ text, error }: { text?: string; error?: boolean }) {
   if (!text) return null
@@ -42,37 +42,37 @@ export function registerView(page: Page, values: Dict = {}, errors: Errors = {})
   if (!page.deps.config.bool('service.auth.create_user_via_web')) {
     return {
       view: (
-        <Layout page={page} title="Register">
-          <h1>Register</h1>
-          <p>This site does not take new accounts through its pages: ask its administrators.</p>
+        <Layout page={page} title={page.t('nav.register')}>
+          <h1>{page.t('nav.register')}</h1>
+          <p>{page.t('register.closed')}</p>
         </Layout>
       ),
       status: 403,
     }
   }
   return (
-    <Layout page={page} title="Register">
-      <h1>Register for an account</h1>
-      <Summary errors={errors} />
+    <Layout page={page} title={page.t('nav.register')}>
+      <h1>{page.t('login.register')}</h1>
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action="/user/register">
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <div>
-          <label for="name">Username (lowercase letters, digits, - and _)</label>
+          <label for="name">{page.t('register.username')}</label>
           <input id="name" name="name" type="text" autocomplete="username" required value={str(values.name)} {...invalid(errors, 'name')} />
           <FieldError errors={errors} name="name" />
         </div>
         <div>
-          <label for="fullname">Full name</label>
+          <label for="fullname">{page.t('common.fullName')}</label>
           <input id="fullname" name="fullname" type="text" autocomplete="name" value={str(values.fullname)} />
         </div>
         <div>
-          <label for="email">Email</label>
+          <label for="email">{page.t('common.email')}</label>
           <input id="email" name="email" type="email" autocomplete="email" required value={str(values.email)} {...invalid(errors, 'email')} />
           <FieldError errors={errors} name="email" />
         </div>
-        <PasswordFields errors={errors} />
+        <PasswordFields page={page} errors={errors} />
         <div>
-          <button type="submit">Create account</button>
+          <button type="submit">{page.t('register.create')}</button>
         </div>
       </form>
     </Layout>
@@ -85,9 +85,9 @@ export async function register(page: Page): Promise<Outcome> {
   if (refused) return refused
   const values: Dict = { name: str(form.name).trim(), fullname: str(form.fullname).trim(), email: str(form.email).trim() }
   const password = str(form.password1)
-  if (password !== str(form.password2)) return { view: registerView(page, values, { password: ['The passwords you entered do not match'] }), status: 409 }
+  if (password !== str(form.password2)) return { view: registerView(page, values, { password: [page.t('password.mismatch')] }), status: 409 }
   const wait = await throttled(page, 'register')
-  if (wait) return { view: registerView(page, values, { _: [tooMany(wait)] }), status: 429 }
+  if (wait) return { view: registerView(page, values, { _: [tooMany(page, wait)] }), status: 429 }
   try {
     const user: Dict = await call(page, 'user_create', { ...values, password })
     // signed in as the new account straight away, as CKAN does after registering
@@ -101,19 +101,19 @@ export async function register(page: Page): Promise<Outcome> {
 
 export function resetRequestView(page: Page, opts: { notice?: string; error?: string; login?: string } = {}) {
   return (
-    <Layout page={page} title="Reset your password">
-      <h1>Reset your password</h1>
+    <Layout page={page} title={page.t('reset.title')}>
+      <h1>{page.t('reset.title')}</h1>
       <Notice text={opts.notice} />
       <Notice text={opts.error} error />
-      <p>Enter your username or the e-mail address of your account: we will send a link to that address to choose a new password.</p>
+      <p>{page.t('reset.intro')}</p>
       <form class="form" method="post" action="/user/reset">
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <div>
-          <label for="user">Username or email</label>
+          <label for="user">{page.t('common.usernameOrEmail')}</label>
           <input id="user" name="user" type="text" autocomplete="username" required value={opts.login ?? ''} />
         </div>
         <div>
-          <button type="submit">Request reset</button>
+          <button type="submit">{page.t('reset.request')}</button>
         </div>
       </form>
     </Layout>
@@ -126,7 +126,7 @@ export async function requestReset(page: Page): Promise<Outcome> {
   if (refused) return refused
   const login = str(form.user).trim()
   const wait = await throttled(page, 'reset')
-  if (wait) return { view: resetRequestView(page, { error: tooMany(wait), login }), status: 429 }
+  if (wait) return { view: resetRequestView(page, { error: tooMany(page, wait), login }), status: 429 }
   const user = await userByLogin(page.deps, login)
   if (user && user.email && (user.state === 'active' || user.state === 'pending')) {
     const key = await createResetKey(page.ctx, user)
@@ -149,21 +149,21 @@ export async function requestReset(page: Page): Promise<Outcome> {
     try {
       await mailUser(page.deps.mailer, user, { subject: `Reset your password - ${site}`, body })
     } catch (e) {
-      if (e instanceof MailerNotConfigured) return { view: resetRequestView(page, { error: 'This site cannot send e-mail: ask its administrators to reset your password.', login }), status: 503 }
+      if (e instanceof MailerNotConfigured) return { view: resetRequestView(page, { error: page.t('reset.noMail'), login }), status: 503 }
       throw e
     }
   }
   // the same answer whether or not there is such an account
-  return { view: resetRequestView(page, { notice: 'If there is an account with that name or e-mail address, a link to reset its password has been sent to its address.' }) }
+  return { view: resetRequestView(page, { notice: page.t('reset.sent') }) }
 }
 
 function invalidLinkView(page: Page) {
   return {
     view: (
-      <Layout page={page} title="Reset link not valid">
-        <h1>This link is not valid</h1>
+      <Layout page={page} title={page.t('reset.invalidTitle')}>
+        <h1>{page.t('reset.invalidHeading')}</h1>
         <p>
-          It has been used already, or a newer one was sent. <a href="/user/reset">Ask for a new link</a>.
+          {page.t('reset.invalidText')} <a href="/user/reset">{page.t('reset.askNew')}</a>
         </p>
       </Layout>
     ),
@@ -174,16 +174,16 @@ function invalidLinkView(page: Page) {
 function resetFormView(page: Page, id: string, key: string, user: Dict, errors: Errors = {}) {
   const pending = user.state === 'pending'
   return (
-    <Layout page={page} title={pending ? 'Choose your password' : 'Choose a new password'}>
-      <h1>{pending ? 'Choose your password' : 'Choose a new password'}</h1>
-      <p>For the account {str(user.name)}.</p>
-      <Summary errors={errors} />
+    <Layout page={page} title={pending ? page.t('reset.choose') : page.t('reset.chooseNew')}>
+      <h1>{pending ? page.t('reset.choose') : page.t('reset.chooseNew')}</h1>
+      <p>{page.t('reset.forAccount', { name: str(user.name) })}</p>
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action={`/user/reset/${encodeURIComponent(id)}`}>
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <input type="hidden" name="key" value={key} />
-        <PasswordFields errors={errors} />
+        <PasswordFields page={page} errors={errors} />
         <div>
-          <button type="submit">Update password</button>
+          <button type="submit">{page.t('reset.update')}</button>
         </div>
       </form>
     </Layout>

@@ -28,10 +28,10 @@ async function ownAccount(page: Page, id: string): Promise<Dict> {
 
 const userHref = (u: Dict) => `/user/${encodeURIComponent(u.name)}`
 
-function SettingsNav({ u }: { u: Dict }) {
+function SettingsNav({ u, page }: { u: Dict; page: Page }) {
   return (
     <p>
-      <a href={`/user/edit/${encodeURIComponent(u.name)}`}>Profile</a> · <a href={`${userHref(u)}/api-tokens`}>API tokens</a>
+      <a href={`/user/edit/${encodeURIComponent(u.name)}`}>{page.t('settings.profile')}</a> · <a href={`${userHref(u)}/api-tokens`}>{page.t('user.apiTokens')}</a>
     </p>
   )
 }
@@ -41,29 +41,29 @@ export async function editUserView(page: Page, id: string, values?: Dict, errors
   const v = values ?? { fullname: str(u.fullname), email: str(u.email), about: str(u.about), notify: u.activity_streams_email_notifications ? 'on' : '' }
   const self = page.ctx.user!.id === u.id
   return (
-    <Layout page={page} title={`Edit - ${text(u.name)}`}>
-      <Crumbs items={[[text(u.display_name) || text(u.name), userHref(u)], ['Edit', `/user/edit/${encodeURIComponent(u.name)}`]]} />
-      <h1>Edit {text(u.name)}</h1>
-      <SettingsNav u={u} />
+    <Layout page={page} title={page.t('manage.editTitle', { title: text(u.name) })}>
+      <Crumbs page={page} items={[[text(u.display_name) || text(u.name), userHref(u)], [page.t('common.edit'), `/user/edit/${encodeURIComponent(u.name)}`]]} />
+      <h1>{page.t('manage.editHeading', { title: text(u.name) })}</h1>
+      <SettingsNav u={u} page={page} />
       {saved ? (
         <p class="notice" role="status">
-          Profile updated.
+          {page.t('settings.saved')}
         </p>
       ) : null}
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action={`/user/edit/${encodeURIComponent(u.name)}`}>
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <div>
-          <label for="fullname">Full name</label>
+          <label for="fullname">{page.t('common.fullName')}</label>
           <input id="fullname" name="fullname" type="text" autocomplete="name" value={str(v.fullname)} />
         </div>
         <div>
-          <label for="email">Email</label>
+          <label for="email">{page.t('common.email')}</label>
           <input id="email" name="email" type="email" autocomplete="email" required value={str(v.email)} {...invalid(errors, 'email')} />
           <FieldError errors={errors} name="email" />
         </div>
         <div>
-          <label for="about">About (Markdown, no links)</label>
+          <label for="about">{page.t('settings.about')}</label>
           <textarea id="about" name="about" rows={4} {...invalid(errors, 'about')}>
             {str(v.about)}
           </textarea>
@@ -71,19 +71,18 @@ export async function editUserView(page: Page, id: string, values?: Dict, errors
         </div>
         <div>
           <label for="notify">
-            <input id="notify" name="activity_streams_email_notifications" type="checkbox" checked={v.notify === 'on'} /> E-mail me a digest of what
-            changes on my dashboard
+            <input id="notify" name="activity_streams_email_notifications" type="checkbox" checked={v.notify === 'on'} /> {page.t('settings.notify')}
           </label>
         </div>
-        <h2>Change password</h2>
-        <PasswordFields errors={errors} label="New password (left empty: unchanged)" required={false} />
+        <h2>{page.t('settings.changePassword')}</h2>
+        <PasswordFields page={page} errors={errors} label={page.t('settings.newPassword')} required={false} />
         <div>
-          <label for="old_password">{self ? 'Your current password' : 'Your (sysadmin) password'} (needed to change the password or e-mail)</label>
+          <label for="old_password">{self ? page.t('settings.currentPassword') : page.t('settings.sysadminPassword')}</label>
           <input id="old_password" name="old_password" type="password" autocomplete="current-password" {...invalid(errors, 'old_password')} />
           <FieldError errors={errors} name="old_password" />
         </div>
         <div>
-          <button type="submit">Update profile</button> <a href={userHref(u)}>Cancel</a>
+          <button type="submit">{page.t('settings.update')}</button> <a href={userHref(u)}>{page.t('common.cancel')}</a>
         </div>
       </form>
     </Layout>
@@ -103,12 +102,12 @@ export async function updateUser(page: Page, id: string): Promise<Outcome> {
   }
   const password = str(form.password1)
   const errors: Errors = {}
-  if (password && password !== str(form.password2)) errors.password = ['The passwords you entered do not match']
+  if (password && password !== str(form.password2)) errors.password = [page.t('password.mismatch')]
   // ckan: a new password or e-mail needs the password of whoever is signed in
   if (password || values.email !== str(u.email)) {
     const me = await findUser(page.ctx, page.ctx.user!.id)
     const ok = !!me?.password_hash && (await verifyPassword(str(form.old_password), me.password_hash))
-    if (!ok) errors.old_password = ['Old password incorrect']
+    if (!ok) errors.old_password = [page.t('settings.oldPasswordWrong')]
   }
   if (Object.keys(errors).length) return { view: await editUserView(page, id, values, errors), status: 409 }
   try {
@@ -132,45 +131,44 @@ export async function apiTokensView(page: Page, id: string, created?: { name: st
   const tokens = await call<Dict[]>(page, 'api_token_list', { user: u.name })
   const base = `${userHref(u)}/api-tokens`
   return (
-    <Layout page={page} title={`API tokens - ${text(u.name)}`}>
-      <Crumbs items={[[text(u.display_name) || text(u.name), userHref(u)], ['API tokens', base]]} />
-      <h1>API tokens</h1>
-      <SettingsNav u={u} />
+    <Layout page={page} title={page.t('tokens.title', { name: text(u.name) })}>
+      <Crumbs page={page} items={[[text(u.display_name) || text(u.name), userHref(u)], [page.t('user.apiTokens'), base]]} />
+      <h1>{page.t('user.apiTokens')}</h1>
+      <SettingsNav u={u} page={page} />
       {created ? (
         <section class="notice" role="status">
           <p>
-            Token <strong>{created.name}</strong> created. Copy it now: it is not shown again. Send it in the <code>Authorization</code> header of API
-            requests.
+            {page.t('tokens.created', { name: created.name })} {page.t('tokens.header')} <code>Authorization</code>
           </p>
           <p>
-            <label for="new-token">Your new token</label>
+            <label for="new-token">{page.t('tokens.yours')}</label>
             <input id="new-token" class="token" type="text" readonly value={created.token} />
           </p>
         </section>
       ) : null}
-      <Summary errors={errors} />
+      <Summary errors={errors} page={page} />
       <form class="form" method="post" action={base}>
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
         <div>
-          <label for="token-name">Name of a new token</label>
+          <label for="token-name">{page.t('tokens.newName')}</label>
           <input id="token-name" name="name" type="text" required {...invalid(errors, 'name')} />
           <FieldError errors={errors} name="name" />
         </div>
         <div>
-          <button type="submit">Create API token</button>
+          <button type="submit">{page.t('tokens.create')}</button>
         </div>
       </form>
-      <h2>Tokens</h2>
+      <h2>{page.t('tokens.list')}</h2>
       {tokens.length ? (
         <div class="scroll">
         <table>
           <thead>
             <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
+              <th scope="col">{page.t('common.name')}</th>
+              <th scope="col">{page.t('dataset.created')}</th>
+              <th scope="col">{page.t('tokens.lastUsed')}</th>
               <th scope="col">
-                <span class="visually-hidden">Revoke</span>
+                <span class="visually-hidden">{page.t('tokens.revoke')}</span>
               </th>
             </tr>
           </thead>
@@ -178,10 +176,10 @@ export async function apiTokensView(page: Page, id: string, created?: { name: st
             {tokens.map((tk) => (
               <tr>
                 <td>{text(tk.name)}</td>
-                <td>{text(tk.created_at).slice(0, 16).replace('T', ' ')}</td>
-                <td>{tk.last_access ? text(tk.last_access).slice(0, 16).replace('T', ' ') : 'never'}</td>
+                <td>{page.date(tk.created_at, true)}</td>
+                <td>{tk.last_access ? page.date(tk.last_access, true) : page.t('tokens.never')}</td>
                 <td>
-                  <PostButton page={page} action={`${base}/${encodeURIComponent(tk.id)}/revoke`} label="Revoke" ariaLabel={`Revoke ${text(tk.name)}`} />
+                  <PostButton page={page} action={`${base}/${encodeURIComponent(tk.id)}/revoke`} label={page.t('tokens.revoke')} ariaLabel={page.t('tokens.revokeWho', { name: text(tk.name) })} />
                 </td>
               </tr>
             ))}
@@ -189,7 +187,7 @@ export async function apiTokensView(page: Page, id: string, created?: { name: st
         </table>
         </div>
       ) : (
-        <p class="muted">No tokens yet.</p>
+        <p class="muted">{page.t('tokens.none')}</p>
       )}
     </Layout>
   )
