@@ -197,6 +197,12 @@ export function datasetOutput(schema: AnySchema, dict: Dict): Dict {
     const shown = showField(f, stored)
     if (shown !== ABSENT) out[f.name] = shown
     else delete out[f.name]
+    // ckanext-fluent: a `<core>_translated` field shows its default language as the core field
+    const core = f.name.endsWith('_translated') ? f.name.slice(0, -'_translated'.length) : ''
+    if (core && core in out && shown && typeof shown === 'object' && /\bfluent_core_translated_output\b/.test(String(f.field.output_validators ?? ''))) {
+      const byLang = shown as Record<string, unknown>
+      out[core] = byLang[schema.env.localeDefault] ?? Object.values(byLang)[0] ?? out[core]
+    }
   }
   if (taken.size) out.extras = extras.filter((e) => !taken.has(e.key))
   if (schema.resourceFields.length && Array.isArray(dict.resources))

@@ -173,6 +173,7 @@ export class SchemaRegistry {
       localeDefault: opts.localeDefault,
       formLanguages: Array.isArray(s.form_languages) ? (s.form_languages as string[]) : [opts.localeDefault],
       choicesHelpers: opts.choicesHelpers ?? {},
+      alternateLanguages: (s.alternate_languages && typeof s.alternate_languages === 'object' ? s.alternate_languages : {}) as Record<string, string[]>,
     })
     for (const src of opts.datasetSchemas) {
       const doc = parseSchemaText(src) as DatasetSchema

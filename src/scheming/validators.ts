@@ -25,6 +25,8 @@ export interface SchemaEnv {
   /** `ckan.locale_default` and the form languages of fluent fields. */
   localeDefault: string
   formLanguages: string[]
+  /** Other spellings a fluent language may be given in (`alternate_languages`). */
+  alternateLanguages: Record<string, string[]>
   /** Lists a field's choices_helper may name. */
   choicesHelpers: Record<string, { value: string; label?: unknown }[]>
 }
@@ -311,7 +313,7 @@ const formLanguages = (field: SchemaField, env: SchemaEnv): string[] =>
 /** ckanext-fluent's fluent_text: a dict of language → text (or its JSON, or `<field>-<lang>` inputs). */
 function fluentText(field: SchemaField, env: SchemaEnv): Step {
   const required = field.required ? formLanguages(field, env) : []
-  const alternates = (field.alternate_languages ?? {}) as Record<string, string[]>
+  const alternates = (field.alternate_languages ?? env.alternateLanguages) as Record<string, string[]>
   return (run) => {
     if (run.errors.length) return
     const enforce = env.draft_fields_required !== false || !isDraft(run)

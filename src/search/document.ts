@@ -189,7 +189,10 @@ export function indexDocument(d: Dict, opts: DocumentOptions): IndexDoc {
   for (const k of opts.textFields?.(str(d.type)) ?? []) {
     const v = d[k]
     if (typeof v === 'string') body(v)
-    else if (Array.isArray(v))
+    else if (v && typeof v === 'object' && !Array.isArray(v)) {
+      // a multilingual field (ckanext-fluent): its text in every language
+      for (const x of Object.values(v)) if (typeof x === 'string') body(x)
+    } else if (Array.isArray(v))
       for (const item of v) {
         if (typeof item === 'string') body(item)
         else if (item && typeof item === 'object') for (const x of Object.values(item)) if (typeof x === 'string') body(x)

@@ -214,19 +214,39 @@ describe('repeating subfields (monitoring-stations.yaml)', () => {
 })
 
 describe('multilingual fields (fluent.yaml)', () => {
-  it('stores language dicts and requires the languages the schema asks for', async () => {
-    const schema = await t.ok('scheming_dataset_schema_show', { type: 'bilingual-report' })
-    const textField = schema.dataset_fields.find((f: any) => f.preset === 'fluent_text' && f.required)
-    const shape = await t.ok('scheming_dataset_schema_show', { type: 'bilingual-report' })
-    expect(shape.dataset_type).toBe('bilingual-report')
-    if (!textField) return
-    const langs: string[] = textField.form_languages ?? schema.form_languages ?? ['en']
-    const value = Object.fromEntries(langs.map((l) => [l, `text ${l}`]))
-    const e = errorOf(await create({ type: 'bilingual-report', name: uniq('report'), [textField.field_name]: { [langs[0]!]: 'only one' } }))
-    if (langs.length > 1) expect(e[textField.field_name]).toContain(`Required language "${langs[1]}" missing`)
-    const bad = errorOf(await create({ type: 'bilingual-report', name: uniq('report'), [textField.field_name]: { EN: 'x' } }))
-    expect(bad[textField.field_name]).toContain('invalid language code: "EN"')
-    expect(value).toBeTruthy()
+  const report = (extra: Record<string, unknown>) =>
+    create({ type: 'bilingual-report', name: uniq('report'), title_translated: { en: 'Rivers', fr: 'Rivières' }, methodology: { en: 'Counted', fr: 'Compté', de: 'Gezählt' }, ...extra })
+
+  it('stores language dicts and shows the core field in the default language', async () => {
+    const r = await report({ summary: '{"en": "Short", "fr": "Court"}' })
+    expect(r.status, JSON.stringify(r.body)).toBe(200)
+    const d = await t.ok('package_show', { id: r.body.result.id })
+    expect(d.title_translated).toEqual({ en: 'Rivers', fr: 'Rivières' })
+    // fluent_core_translated_output: title is the default language's text
+    expect(d.title).toBe('Rivers')
+    expect(d.methodology).toEqual({ en: 'Counted', fr: 'Compté', de: 'Gezählt' })
+    expect(d.summary).toEqual({ en: 'Short', fr: 'Court' })
+  })
+
+  it('requires every form language of a required field, and refuses odd language codes', async () => {
+    expect(errorOf(await report({ title_translated: { en: 'Only English' } })).title_translated).toEqual(['Required language "fr" missing'])
+    expect(errorOf(await report({ methodology: { EN: 'x' } })).methodology).toContain('invalid language code: "EN"')
+    expect(errorOf(await report({ methodology: 'not json' })).methodology).toEqual(['Failed to decode JSON string'])
+    expect(errorOf(await report({ methodology: ['a'] })).methodology).toEqual(['expecting JSON object'])
+  })
+
+  it('reads the form inputs <field>-<lang> and names the missing one', async () => {
+    const e = errorOf(await create({ type: 'bilingual-report', name: uniq('report'), title_translated: { en: 'T', fr: 'T' }, 'methodology-en': 'Counted' }))
+    expect(e['methodology-fr']).toEqual(['Missing value'])
+    const ok = await create({ type: 'bilingual-report', name: uniq('report'), title_translated: { en: 'T', fr: 'T' }, 'methodology-en': 'Counted', 'methodology-fr': 'Compté', 'methodology-de': 'Gezählt' })
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200)
+    expect(ok.body.result.methodology).toEqual({ en: 'Counted', fr: 'Compté', de: 'Gezählt' })
+  })
+
+  it('finds a dataset by a word of any language', async () => {
+    const d = (await report({ methodology: { en: 'Counted', fr: 'Dénombrement hydrographique', de: 'Gezählt' } })).body.result
+    const found = await t.ok('package_search', { q: 'hydrographique' })
+    expect(found.results.map((x: any) => x.id)).toEqual([d.id])
   })
 })
 
