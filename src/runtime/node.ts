@@ -58,9 +58,9 @@ const deps = buildDeps(config, db, {
   // and one after each snapshot write drops the encoded snapshot (155 MB at 100,000)
   search: { afterBulkWork: () => (globalThis as { gc?: () => void }).gc?.() },
 })
-await warmUp(deps)
 // Workers isolates read no files: they build the same schemas from the snapshot kept here
 await storeSchemingSnapshot(deps, scheming.snapshot)
+await warmUp(deps)
 
 const { created } = await ensureSiteUser(deps)
 if (created || (await listSysadmins(deps)).length <= 1) {

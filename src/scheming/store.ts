@@ -1,7 +1,7 @@
 // The scheming snapshot kept in the catalogue database (system_info), written by the Node side when
 // it starts (or `npm run admin -- scheming push`), read by Workers isolates, which read no files.
 import { eq } from 'drizzle-orm'
-import { changeLog, systemInfo } from '../db/schema'
+import { changeLog, searchSnapshots, systemInfo } from '../db/schema'
 import type { ReadExecutor } from '../db/executor'
 import type { Deps } from '../context'
 import { changeRow } from '../model/changes'
@@ -11,7 +11,11 @@ import type { SchemaRegistry } from './registry'
 /** Its system_info key (not an option name, so the runtime config overlay passes it by). */
 export const SCHEMING_KEY = 'scheming:snapshot'
 
-/** Stores the snapshot (null: schemas turned off) when it differs from the stored one; true: it did. */
+/**
+ * Stores the snapshot (null: schemas turned off) when it differs from the stored one; true: it did.
+ * The search index's stored snapshot goes with it: its documents were made under the old schemas
+ * (which fields are text, which are lists), so the next process to load the index rebuilds it.
+ */
 export async function storeSchemingSnapshot(deps: Pick<Deps, 'db'>, snapshot: SchemingSnapshot | null): Promise<boolean> {
   const value = snapshot ? JSON.stringify(snapshot) : null
   const [row] = await deps.db.select().from(systemInfo).where(eq(systemInfo.key, SCHEMING_KEY)).limit(1)
@@ -19,6 +23,7 @@ export async function storeSchemingSnapshot(deps: Pick<Deps, 'db'>, snapshot: Sc
   await deps.db.batch([
     deps.db.insert(systemInfo).values({ key: SCHEMING_KEY, value }).onConflictDoUpdate({ target: systemInfo.key, set: { value } }),
     deps.db.insert(changeLog).values(changeRow('config', SCHEMING_KEY)),
+    deps.db.delete(searchSnapshots),
   ])
   return true
 }
