@@ -16,6 +16,7 @@ import { resourceToDict, type ResourceRow } from './resource'
 import { syncResourceFile, uploadKeyFor } from './resource-file'
 
 import type { Stmt } from './write-batcher'
+import { datasetOutput, mergeErrors, resourceInput } from '../scheming/dataset'
 
 /** A raw id parameter: a Validation Error when absent. */
 export function requireId(input: Record<string, unknown>, key = 'id'): string {
@@ -78,7 +79,12 @@ export async function saveResource(
    */
   effects: ResourceWriteEffects = () => [],
 ): Promise<Record<string, unknown>> {
-  const { res, errors } = checkResource(raw)
+  // the dataset type's schema (scheming): its resource fields checked, then the core checks
+  const schema = ctx.schemas?.dataset(pkg.type)
+  const typed = schema ? resourceInput(schema, raw, !existing) : undefined
+  const checked = checkResource(typed?.res ?? raw)
+  const { res } = checked
+  const errors = typed ? mergeErrors(typed.errors, checked.errors) : checked.errors
   if (res.core.id && !existing) {
     const [clash] = await ctx.db
       .select()
@@ -119,7 +125,8 @@ export async function saveResource(
   const log = ctx.db.insert(changeLog).values(logged)
   await commitDatasetChange(ctx, pkg, dict, list, now, [stmt, ...views, ...load, log])
   await syncResourceFile(ctx, existing, row, res.upload)
-  return resourceToDict(row, siteUrl)
+  const out = resourceToDict(row, siteUrl)
+  return schema ? (datasetOutput(schema, { resources: [out] }).resources as Record<string, unknown>[])[0]! : out
 }
 
 /** Marks a resource deleted and closes the gap in its dataset's positions. */

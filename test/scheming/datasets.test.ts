@@ -163,6 +163,24 @@ describe('every preset of a photo-style type (river-photos.yaml)', () => {
   })
 })
 
+describe('resource fields (river-photos.yaml)', () => {
+  it('checks and shows them through package_create, resource_create and resource_patch', async () => {
+    const d = (await create(photo({ resources: [{ url: 'http://example.org/a.jpg', lens: 'tele', taken_on: '2024-01-01T10:00', exif: { iso: 100 }, fish_in_photo: '2' }] }))).body.result
+    const r = d.resources[0]
+    expect(r).toMatchObject({ lens: 'tele', taken_on: '2024-01-01', exif: { iso: 100 }, fish_in_photo: 2 })
+    const bad = errorOf(await create(photo({ resources: [{ url: 'http://example.org/a.jpg' }, { url: 'http://example.org/b.jpg', lens: 'fisheye' }] })))
+    expect(bad.resources).toEqual([{}, { lens: ["Value must be one of ['wide', 'standard', 'tele']"] }])
+    const refused = errorOf(await t.call('resource_create', { package_id: d.id, url: 'http://example.org/c.jpg', taken_on: 'yesterday' }, admin))
+    expect(refused.taken_on).toEqual(['Date format incorrect'])
+    const added = await t.call('resource_create', { package_id: d.id, url: 'http://example.org/c.jpg', lens: 'wide', exif: '{"f": 2.8}' }, admin)
+    expect(added.status, JSON.stringify(added.body)).toBe(200)
+    expect(added.body.result).toMatchObject({ lens: 'wide', exif: { f: 2.8 } })
+    const patched = (await t.call('resource_patch', { id: r.id, lens: 'wide' }, admin)).body.result
+    expect(patched).toMatchObject({ lens: 'wide', exif: { iso: 100 }, taken_on: '2024-01-01' })
+    expect((await t.ok('resource_show', { id: r.id })).exif).toEqual({ iso: 100 })
+  })
+})
+
 describe('repeating subfields (monitoring-stations.yaml)', () => {
   const station = (s: Record<string, unknown>) => ({ station_id: 'S1', status: 'active', sensors: ['stage'], ...s })
 
