@@ -8,7 +8,7 @@ import { makers } from '../helpers/make'
 
 const F = 'test/fixtures/scheming/'
 export const SCHEMING = {
-  'scheming.dataset_schemas': ['dataset.yaml', 'river-photos.yaml', 'monitoring-stations.yaml', 'dcat-ap.yaml', 'fluent.yaml']
+  'scheming.dataset_schemas': ['dataset.yaml', 'river-photos.yaml', 'monitoring-stations.yaml', 'dcat-ap.yaml', 'fluent.yaml', 'survey-formpages.yaml']
     .map((f) => F + f)
     .join(' '),
   'scheming.organization_schemas': `${F}org-with-address.json`,
@@ -268,6 +268,19 @@ describe('multilingual fields (fluent.yaml)', () => {
   })
 })
 
+describe('draft_fields_required: false (survey-formpages.yaml)', () => {
+  it('lets a draft (or a dataset with no state) leave required fields out, and holds an active one to them', async () => {
+    // scheming's multiple_text checks `required` whatever the state
+    expect(errorOf(await create({ type: 'survey', name: uniq('survey'), state: 'draft' })).surveyors).toEqual(['Missing value'])
+    const draft = await create({ type: 'survey', name: uniq('survey'), state: 'draft', surveyors: ['Ada'] })
+    expect(draft.status, JSON.stringify(draft.body)).toBe(200)
+    const e = errorOf(await create({ type: 'survey', name: uniq('survey'), state: 'active' }))
+    expect(e.notes).toEqual(['Missing value'])
+    expect(e.survey_method).toEqual(['Missing value'])
+    expect(e.habitats).toEqual(['Select at least one'])
+  })
+})
+
 describe('search on schema fields', () => {
   it('filters by fq on a choice field and by type, and facets on schema fields', async () => {
     const a = (await create({ name: uniq('s'), contact_email: 'a@example.org', frequency: 'annual' })).body.result
@@ -296,7 +309,7 @@ describe('search on schema fields', () => {
 
 describe('the schema actions', () => {
   it('lists the types and shows a schema, expanded unless expanded is false', async () => {
-    expect(await t.ok('scheming_dataset_schema_list')).toEqual(['dataset', 'river-photos', 'monitoring-stations', 'dcat-dataset', 'bilingual-report'])
+    expect(await t.ok('scheming_dataset_schema_list')).toEqual(['dataset', 'river-photos', 'monitoring-stations', 'dcat-dataset', 'bilingual-report', 'survey'])
     expect(await t.ok('scheming_organization_schema_list')).toEqual(['agency'])
     expect(await t.ok('scheming_group_schema_list')).toEqual(['basin'])
     const expanded = await t.ok('scheming_dataset_schema_show', { type: 'dataset' })
