@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { setup } from '../helpers/setup'
 import { makers } from '../helpers/make'
-import { SCHEMING } from './datasets.test'
+import { SCHEMING } from './config'
 
 let t: Awaited<ReturnType<typeof setup>>
 let admin: { apikey: string }

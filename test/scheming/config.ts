@@ -1,0 +1,11 @@
+// The scheming options the schema tests run with: every fixture of test/fixtures/scheming/.
+const F = 'test/fixtures/scheming/'
+export const SCHEMING = {
+  'scheming.dataset_schemas': ['dataset.yaml', 'river-photos.yaml', 'monitoring-stations.yaml', 'dcat-ap.yaml', 'fluent.yaml', 'survey-formpages.yaml']
+    .map((f) => F + f)
+    .join(' '),
+  'scheming.organization_schemas': `${F}org-with-address.json`,
+  'scheming.group_schemas': `${F}group-with-status.json`,
+  'scheming.presets': `ckanext.scheming:presets.json ckanext.fluent:presets.json ${F}presets-extra.json`,
+  'scheming.choices_helpers': `${F}choices-helpers.yaml`,
+}
