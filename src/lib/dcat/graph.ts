@@ -97,7 +97,8 @@ export class GraphBuilder {
     this.add(node, iri('dct', 'title'), literal(str(d.title) ?? d.name))
     this.add(node, iri('dct', 'description'), literal(str(d.notes) ?? str(d.title) ?? d.name))
     // a schema's `identifier`, `issued` and `modified` fields (ckanext-dcat's names) come first
-    this.add(node, iri('dct', 'identifier'), uriOrLiteral(d.identifier) ?? literal(str(d.extras?.find?.((e: Dict) => e.key === 'identifier')?.value) ?? d.id))
+    // (always a literal, as DCAT-AP 3's shapes want it; ckanext-dcat makes an http value an IRI)
+    this.add(node, iri('dct', 'identifier'), literal(str(d.identifier) ?? str(d.extras?.find?.((e: Dict) => e.key === 'identifier')?.value) ?? d.id))
     for (const t of (d.tags ?? []) as Dict[]) this.add(node, iri('dcat', 'keyword'), literal(String(t.name)))
     this.add(node, iri('dct', 'issued'), dateLiteral(d.issued) ?? dateTime(d.metadata_created))
     this.add(node, iri('dct', 'modified'), dateLiteral(d.modified) ?? dateTime(d.metadata_modified))
