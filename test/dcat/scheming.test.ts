@@ -363,6 +363,9 @@ describe('GeoJSON to WKT (as geomet writes it with 4 decimals)', () => {
     expect(geoJsonToWkt({ type: 'MultiLineString', coordinates: [[[0, 0], [1, 1]]] })).toBe('MULTILINESTRING ((0.0000 0.0000, 1.0000 1.0000))')
     expect(geoJsonToWkt({ type: 'MultiPolygon', coordinates: [[[[0, 0], [1, 0], [1, 1], [0, 0]]]] })).toBe('MULTIPOLYGON (((0.0000 0.0000, 1.0000 0.0000, 1.0000 1.0000, 0.0000 0.0000)))')
     expect(geoJsonToWkt({ type: 'Polygon', coordinates: [] })).toBe('POLYGON EMPTY')
+    expect(geoJsonToWkt({ type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [0, 0] }, { type: 'LineString', coordinates: [[0, 0], [1, 1]] }] })).toBe(
+      'GEOMETRYCOLLECTION (POINT (0.0000 0.0000),LINESTRING (0.0000 0.0000, 1.0000 1.0000))',
+    )
     for (const bad of ['not json', '{"type":"Circle","coordinates":[1,2]}', { type: 'Point' }, { type: 'Point', coordinates: ['a', 'b'] }]) expect(geoJsonToWkt(bad)).toBeUndefined()
   })
 })
