@@ -2,24 +2,12 @@
 // its euro_dcat_ap profiles), schema.org (schemaorg) and Croissant 1.0 (croissant); a catalogue
 // with Hydra paging; quads for the serialisers. Pure: the callers pass the site's settings.
 import { DataFactory, type Quad, type Term } from 'n3'
+import { NS } from './ns'
+import { SchemingDcat, dateLiteral, repeating, uriOrLiteral } from './scheming'
 
 const { namedNode, literal, blankNode, quad } = DataFactory
 
-export const NS = {
-  rdf: 'http://www.w3.org/1999/02/22-rdf-syntax-ns#',
-  rdfs: 'http://www.w3.org/2000/01/rdf-schema#',
-  xsd: 'http://www.w3.org/2001/XMLSchema#',
-  dcat: 'http://www.w3.org/ns/dcat#',
-  dct: 'http://purl.org/dc/terms/',
-  foaf: 'http://xmlns.com/foaf/0.1/',
-  vcard: 'http://www.w3.org/2006/vcard/ns#',
-  owl: 'http://www.w3.org/2002/07/owl#',
-  hydra: 'http://www.w3.org/ns/hydra/core#',
-  adms: 'http://www.w3.org/ns/adms#',
-  schema: 'http://schema.org/',
-  sc: 'https://schema.org/',
-  cr: 'http://mlcommons.org/croissant/',
-} as const
+export { NS }
 
 type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)
@@ -108,10 +96,12 @@ export class GraphBuilder {
     this.add(node, a, iri('dcat', 'Dataset'))
     this.add(node, iri('dct', 'title'), literal(str(d.title) ?? d.name))
     this.add(node, iri('dct', 'description'), literal(str(d.notes) ?? str(d.title) ?? d.name))
-    this.add(node, iri('dct', 'identifier'), literal(str(d.extras?.find?.((e: Dict) => e.key === 'identifier')?.value) ?? d.id))
+    // a schema's `identifier`, `issued` and `modified` fields (ckanext-dcat's names) come first
+    // (always a literal, as DCAT-AP 3's shapes want it; ckanext-dcat makes an http value an IRI)
+    this.add(node, iri('dct', 'identifier'), literal(str(d.identifier) ?? str(d.extras?.find?.((e: Dict) => e.key === 'identifier')?.value) ?? d.id))
     for (const t of (d.tags ?? []) as Dict[]) this.add(node, iri('dcat', 'keyword'), literal(String(t.name)))
-    this.add(node, iri('dct', 'issued'), dateTime(d.metadata_created))
-    this.add(node, iri('dct', 'modified'), dateTime(d.metadata_modified))
+    this.add(node, iri('dct', 'issued'), dateLiteral(d.issued) ?? dateTime(d.metadata_created))
+    this.add(node, iri('dct', 'modified'), dateLiteral(d.modified) ?? dateTime(d.metadata_modified))
     this.add(node, iri('owl', 'versionInfo'), str(d.version) ? literal(d.version) : undefined)
     const landing = absolute(d.url, base)
     if (landing) {
@@ -119,10 +109,17 @@ export class GraphBuilder {
       this.add(node, iri('dcat', 'landingPage'), doc)
       this.add(doc, a, iri('foaf', 'Document'))
     }
+    const schema = new SchemingDcat((s, p, o) => this.add(s, p, o))
+    // publisher and contact points: a schema's `publisher` and `contact` lists, else the
+    // organization and the maintainer (or author)
     const org = d.organization as Dict | null
-    if (org) this.add(node, iri('dct', 'publisher'), this.agent(str(org.title) ?? org.name, `${base}/organization/${encodeURIComponent(org.name)}`))
-    const contactName = str(d.maintainer) ?? str(d.author)
-    const contactEmail = str(d.maintainer_email) ?? str(d.author_email)
+    const publishers = repeating(d.publisher)
+    if (publishers) schema.agents(node, iri('dct', 'publisher'), publishers)
+    else if (org) this.add(node, iri('dct', 'publisher'), this.agent(str(org.title) ?? org.name, `${base}/organization/${encodeURIComponent(org.name)}`))
+    const contacts = repeating(d.contact)
+    const contactName = contacts ? undefined : (str(d.maintainer) ?? str(d.author))
+    const contactEmail = contacts ? undefined : (str(d.maintainer_email) ?? str(d.author_email))
+    if (contacts) schema.contacts(node, contacts)
     if (contactName || contactEmail) {
       const kind = blankNode()
       this.add(node, iri('dcat', 'contactPoint'), kind)
@@ -130,6 +127,7 @@ export class GraphBuilder {
       if (contactName) this.add(kind, iri('vcard', 'fn'), literal(contactName))
       if (contactEmail && /^[^@\s]+@[^@\s]+$/.test(contactEmail)) this.add(kind, iri('vcard', 'hasEmail'), namedNode(`mailto:${contactEmail}`))
     }
+    schema.dataset(node, d)
     const license = absolute(d.license_url, base)
     for (const r of (d.resources ?? []) as Dict[]) {
       const dist = namedNode(resourceUri(this.uriBase, d, r))
@@ -138,9 +136,13 @@ export class GraphBuilder {
       this.add(dist, iri('dct', 'title'), str(r.name) ? literal(r.name) : undefined)
       this.add(dist, iri('dct', 'description'), str(r.description) ? literal(r.description) : undefined)
       const url = absolute(r.url, base)
-      // DCAT-AP: an access URL always; an upload or a DataStore dump is also a download URL
-      this.add(dist, iri('dcat', 'accessURL'), namedNode(url ?? `${base}/dataset/${d.id}/resource/${r.id}`))
-      if (url && (r.url_type === 'upload' || r.url_type === 'datastore')) this.add(dist, iri('dcat', 'downloadURL'), namedNode(url))
+      // DCAT-AP: an access URL always (a schema's `access_url` first); an upload or a DataStore
+      // dump is also a download URL (a schema's `download_url` first)
+      const accessUrl = absolute(r.access_url, base)
+      const downloadUrl = absolute(r.download_url, base)
+      this.add(dist, iri('dcat', 'accessURL'), namedNode(accessUrl ?? url ?? `${base}/dataset/${d.id}/resource/${r.id}`))
+      if (downloadUrl) this.add(dist, iri('dcat', 'downloadURL'), namedNode(downloadUrl))
+      else if (url && (r.url_type === 'upload' || r.url_type === 'datastore')) this.add(dist, iri('dcat', 'downloadURL'), namedNode(url))
       const format = str(r.format)
       if (format) {
         const f = blankNode()
@@ -154,14 +156,15 @@ export class GraphBuilder {
         this.add(dist, iri('dcat', 'mediaType'), m)
         this.add(m, a, iri('dct', 'MediaType'))
       }
-      if (license) {
-        const l = namedNode(license)
-        this.add(dist, iri('dct', 'license'), l)
-        this.add(l, a, iri('dct', 'LicenseDocument'))
-      }
+      // the resource's own `license` (a schema field) before the dataset's
+      const own = uriOrLiteral(r.license)
+      const l = own ?? (license ? namedNode(license) : undefined)
+      this.add(dist, iri('dct', 'license'), l)
+      if (l?.termType === 'NamedNode') this.add(l, a, iri('dct', 'LicenseDocument'))
       if (typeof r.size === 'number' && Number.isInteger(r.size) && r.size >= 0) this.add(dist, iri('dcat', 'byteSize'), literal(String(r.size), iri('xsd', 'nonNegativeInteger')))
-      this.add(dist, iri('dct', 'issued'), dateTime(r.created))
-      this.add(dist, iri('dct', 'modified'), dateTime(r.last_modified ?? r.metadata_modified))
+      this.add(dist, iri('dct', 'issued'), dateLiteral(r.issued) ?? dateTime(r.created))
+      this.add(dist, iri('dct', 'modified'), dateLiteral(r.modified) ?? dateTime(r.last_modified ?? r.metadata_modified))
+      schema.distribution(dist, r)
     }
     return node
   }
