@@ -223,7 +223,9 @@ export function fieldUnion(reg: SchemaRegistry, kind: Kind): Record<string, Json
   for (const [type, s] of typesOf(reg, kind)) {
     for (const f of fieldsOf(s)) {
       const schema = fieldSchema(f, s.env)
-      const key = JSON.stringify(schema)
+      // the same shape under another label or help text is the same field
+      const { title: _t, description: _d, ...shape } = schema
+      const key = JSON.stringify(shape)
       const e = seen.get(f.field_name) ?? { schemas: [], keys: [], types: [], requiredBy: [] }
       if (!e.keys.includes(key)) e.keys.push(key), e.schemas.push(schema)
       e.types.push(type)
