@@ -1,4 +1,5 @@
-// GET /api/3/openapi.json (OpenAPI 3.1 of every registered action, generated once per process),
+// GET /api/3/openapi.json (OpenAPI 3.1 of every registered action, generated once per process and
+// per set of metadata schemas),
 // /api/3/docs (a Scalar API reference page reading it), and the MCP endpoint /mcp.
 import type { Hono } from 'hono'
 import { Scalar } from '@scalar/hono-api-reference'
@@ -14,13 +15,15 @@ import type { DepsResolver } from './deps-source'
 export function mountOpenApiRoutes(app: Hono, source: DepsResolver) {
   // MCP (Streamable HTTP) from the same registry; see src/mcp/server.ts
   app.on(['GET', 'POST', 'DELETE'], '/mcp', (c) => mcpResponse(source, c.req.raw))
-  const documentFor = (req: Request) => {
+  // the site's metadata schemas (ckanext-scheming) add each type's fields; see src/openapi/scheming.ts
+  const documentFor = async (req: Request) => {
     const config = source.config(req)
-    return openApiDocument(config.str('service.site_url'), config.str('service.site_title'))
+    const { schemas } = await source.of(req)
+    return openApiDocument(config.str('service.site_url'), config.str('service.site_title'), schemas)
   }
   for (const path of ['/api/3/openapi.json', '/api/openapi.json']) {
-    app.get(path, (c) =>
-      new Response(asciiJson(documentFor(c.req.raw)), {
+    app.get(path, async (c) =>
+      new Response(asciiJson(await documentFor(c.req.raw)), {
         headers: { 'content-type': 'application/json;charset=utf-8', 'cache-control': 'public, max-age=300', 'access-control-allow-origin': '*' },
       }),
     )

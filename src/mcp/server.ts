@@ -3,6 +3,9 @@
 // for anyone, a few write actions for a caller who presents an API key or token (the actions'
 // own authorization decides what that user may do). Answers are trimmed for a model's context,
 // with the offset or cursor to continue. Resources: a dataset's and a DataStore table's description.
+// With metadata schemas (ckanext-scheming), package_create/_patch take every dataset type's fields
+// (their descriptions say which type has and requires which), package_search names the fields worth
+// a facet, and a type's schema is a tool (scheming_dataset_schema_show) and a resource.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import {
@@ -18,6 +21,8 @@ import { ActionError } from '../errors'
 import { requestContext } from '../http/request-context'
 import type { DepsResolver } from '../http/deps-source'
 import { actionParamsSchema, parseHelp } from '../openapi/document'
+import { facetFields, fieldUnion, typesInWords } from '../openapi/scheming'
+import type { SchemaRegistry } from '../scheming/registry'
 
 type Dict = Record<string, any>
 
@@ -86,24 +91,62 @@ function toolResult(name: string, input: Dict, args: Dict, result: any): Dict {
   return result
 }
 
-/** Each tool's definition, built once per process (its JSON Schema comes from zod). */
+/** The site's dataset types, if its schemas declare any. */
+const datasetTypes = (ctx: ActionContext) => (ctx.schemas?.datasets.size ? ctx.schemas : undefined)
+
+/** Each tool's definition, built once per process (its JSON Schema comes from zod), and per schema registry. */
 const definitions = new Map<string, ReturnType<typeof toolDefinition>>()
+const definitionsWithSchemas = new WeakMap<SchemaRegistry, typeof definitions>()
 
 function toolsFor(ctx: ActionContext) {
-  const names = [...READ_TOOLS, ...(ctx.user ? WRITE_TOOLS : [])].filter((n) => actionNamed(n) !== undefined)
+  const reg = datasetTypes(ctx)
+  const read = reg ? [...READ_TOOLS, 'scheming_dataset_schema_show'] : READ_TOOLS
+  const names = [...read, ...(ctx.user ? WRITE_TOOLS : [])].filter((n) => actionNamed(n) !== undefined)
+  let cache = definitions
+  if (reg) {
+    cache = definitionsWithSchemas.get(reg) ?? new Map()
+    definitionsWithSchemas.set(reg, cache)
+  }
   return names.map((name) => {
-    let def = definitions.get(name)
-    if (!def) definitions.set(name, (def = toolDefinition(name)))
+    let def = cache.get(name)
+    if (!def) cache.set(name, (def = toolDefinition(name, reg)))
     return def
   })
 }
 
-function toolDefinition(name: string) {
+/** What a tool says of the dataset types, and the fields it takes for them. */
+function schemaNotes(name: string, reg: SchemaRegistry): { note: string; properties?: Dict } {
+  const types = [...reg.datasets.keys()]
+  const resource = ' A type\'s whole schema (resource fields too): scheming_dataset_schema_show, or the resource ckan://schema/dataset/{type}.'
+  if (name === 'package_create')
+    return {
+      note: ` Dataset types (send as type; default dataset): ${typesInWords(reg, 'dataset')}.${reg.datasetFallback ? ' Other types are refused.' : ' Other types take CKAN\'s core fields.'} Each type's fields are in the input schema (choices as enums; descriptions say which types have and require them).${resource}`,
+      properties: { type: { ...(reg.datasetFallback ? { enum: types } : {}), description: `one of: ${types.join(', ')}` }, ...fieldUnion(reg, 'dataset') },
+    }
+  if (name === 'package_patch')
+    return { note: ` Any field of the dataset's type may be given (types: ${types.join(', ')}); the others are kept.${resource}`, properties: fieldUnion(reg, 'dataset') }
+  if (name === 'package_search') {
+    const facets = facetFields(reg)
+    return {
+      note: ` Schema fields filter with fq (field:value) and facet with facet.field${facets.length ? `; fields with fixed choices: ${facets.join(', ')}` : ''}. fq=type:<type> selects a dataset type (${types.join(', ')}).`,
+    }
+  }
+  if (name === 'resource_create' || name === 'resource_patch')
+    return { note: ` The resource fields depend on the dataset's type (scheming_dataset_schema_show, resource_fields).` }
+  if (name === 'scheming_dataset_schema_show') return { note: ` Dataset types: ${types.join(', ')}.` }
+  return { note: '' }
+}
+
+function toolDefinition(name: string, reg?: SchemaRegistry) {
   const a = actionNamed(name)!
   const doc = parseHelp(a.help)
   const schema = actionParamsSchema(a, doc.params) as Dict
+  const notes = reg ? schemaNotes(name, reg) : { note: '' }
+  const own = (schema.properties ?? {}) as Dict
+  const added = Object.fromEntries(Object.entries(notes.properties ?? {}).map(([k, v]) => [k, own[k]?.description ? { ...v, description: `${String(own[k].description).replace(/\.$/, '')}. ${v.description ?? ''}`.trim() } : v]))
   schema.properties = {
-    ...(schema.properties ?? {}),
+    ...own,
+    ...added,
     full: { type: 'boolean', description: 'return the whole answer instead of the trimmed one (large)' },
   }
   const trim =
@@ -114,7 +157,7 @@ function toolDefinition(name: string) {
         : ''
   return {
     name,
-    description: `${doc.summary || name}${trim}`.slice(0, 1000),
+    description: `${`${doc.summary || name}${trim}`.slice(0, 1000)}${notes.note.slice(0, 3000)}`,
     inputSchema: { ...schema, type: 'object' as const },
     annotations: { readOnlyHint: a.readOnly, openWorldHint: false },
   }
@@ -141,22 +184,35 @@ function serverFor(ctx: ActionContext, siteTitle: string) {
       return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify({ __type: e.type, ...e.body() }) }] }
     }
   })
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [] }))
+  const reg = datasetTypes(ctx)
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [...(reg?.datasets.keys() ?? [])].map((type) => ({
+      uri: `ckan://schema/dataset/${encodeURIComponent(type)}`,
+      name: `Dataset type ${type}`,
+      description: `The fields of dataset type ${type} (scheming_dataset_schema_show)`,
+      mimeType: 'application/json',
+    })),
+  }))
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
       { uriTemplate: 'ckan://dataset/{id}', name: 'Dataset', description: 'A dataset\'s metadata (package_show), with its resources', mimeType: 'application/json' },
       { uriTemplate: 'ckan://datastore/{resource_id}', name: 'DataStore table', description: 'A table\'s columns, types and data dictionary, and its row count', mimeType: 'application/json' },
+      ...(reg
+        ? [{ uriTemplate: 'ckan://schema/dataset/{type}', name: 'Dataset type schema', description: 'A dataset type\'s fields and resource fields (scheming_dataset_schema_show)', mimeType: 'application/json' }]
+        : []),
     ],
   }))
   server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     const uri = req.params.uri
-    const m = /^ckan:\/\/(dataset|datastore)\/([^/?#]+)$/.exec(uri)
+    const m = /^ckan:\/\/(dataset|datastore|schema\/dataset)\/([^/?#]+)$/.exec(uri)
     if (!m) throw new Error(`Unknown resource ${uri}`)
     const id = decodeURIComponent(m[2]!)
     const value =
       m[1] === 'dataset'
         ? await callAction(ctx, 'package_show', { id })
-        : await callAction(ctx, 'datastore_search', { resource_id: id, limit: 0 }).then((r: any) => ({ resource_id: id, fields: r.fields, total: r.total }))
+        : m[1] === 'schema/dataset'
+          ? await callAction(ctx, 'scheming_dataset_schema_show', { type: id })
+          : await callAction(ctx, 'datastore_search', { resource_id: id, limit: 0 }).then((r: any) => ({ resource_id: id, fields: r.fields, total: r.total }))
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value) }] }
   })
   return server

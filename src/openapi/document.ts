@@ -3,6 +3,8 @@
 // words) and CKAN's envelopes. Built once per process and cached.
 import { z } from 'zod'
 import { registry, type AnyAction } from '../actions'
+import type { SchemaRegistry } from '../scheming/registry'
+import { withSchemingTypes } from './scheming-document'
 
 type Json = Record<string, unknown>
 
@@ -163,11 +165,28 @@ const tagOf = (name: string) =>
             : 'Site'
 
 let cached: { key: string; doc: Json } | undefined
+/** With a site's schemas: one document per registry (a new snapshot is a new registry). */
+const cachedWithSchemas = new WeakMap<SchemaRegistry, { key: string; doc: Json }>()
 
-/** The document for a site at `siteUrl` (its `servers` entry). */
-export function openApiDocument(siteUrl: string, title: string): Json {
+/**
+ * The document for a site at `siteUrl` (its `servers` entry). With the site's metadata schemas
+ * (ckanext-scheming), each dataset, organization and group type's fields too (see scheming-document.ts).
+ */
+export function openApiDocument(siteUrl: string, title: string, schemas?: SchemaRegistry): Json {
   const key = `${siteUrl}\n${title}`
+  if (schemas && (schemas.datasets.size || schemas.organizations.size || schemas.groups.size)) {
+    const hit = cachedWithSchemas.get(schemas)
+    if (hit?.key === key) return hit.doc
+    const doc = withSchemingTypes(baseDocument(siteUrl, title), schemas)
+    cachedWithSchemas.set(schemas, { key, doc })
+    return doc
+  }
   if (cached?.key === key) return cached.doc
+  cached = { key, doc: baseDocument(siteUrl, title) }
+  return cached.doc
+}
+
+function baseDocument(siteUrl: string, title: string): Json {
   const paths: Record<string, Json> = {}
   const names = [...registry.keys()].sort()
   for (const name of names) {
@@ -176,7 +195,7 @@ export function openApiDocument(siteUrl: string, title: string): Json {
     if (a.readOnly) item.get = operation(a, 'get')
     paths[`/api/3/action/${name}`] = item
   }
-  const doc: Json = {
+  return {
     openapi: '3.1.0',
     info: {
       title: `${title} Action API`,
@@ -189,6 +208,4 @@ export function openApiDocument(siteUrl: string, title: string): Json {
     paths,
     components: components(),
   }
-  cached = { key, doc }
-  return doc
 }

@@ -46,6 +46,7 @@ describe('the MCP server at /mcp', () => {
     expect(tools).toEqual(expect.arrayContaining(['package_search', 'package_show', 'datastore_search', 'datastore_info', 'changes_list']))
     expect(tools).not.toContain('package_create')
     const search = (await anon.listTools()).tools.find((x) => x.name === 'package_search')!
+    expect(search.description).not.toContain('Schema fields')
     expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['q', 'fq', 'rows', 'start']))
     await anon.close()
     const admin = await connect(sys.apikey)
@@ -92,6 +93,9 @@ describe('the MCP server at /mcp', () => {
     await expect(anon.readResource({ uri: 'ckan://dataset/mcp-secret' })).rejects.toThrow()
     const templates = await anon.listResourceTemplates()
     expect(templates.resourceTemplates.map((r) => r.uriTemplate)).toEqual(['ckan://dataset/{id}', 'ckan://datastore/{resource_id}'])
+    // without metadata schemas: no schema resources or tool
+    expect((await anon.listResources()).resources).toEqual([])
+    expect((await anon.listTools()).tools.map((x) => x.name)).not.toContain('scheming_dataset_schema_show')
     await anon.close()
   })
 

@@ -88,6 +88,14 @@ describe('GET /api/3/openapi.json', () => {
     expect(doc.paths['/api/3/action/resource_create'].post.requestBody.content['multipart/form-data']).toBeDefined()
   })
 
+  it('has no dataset type components or variants without metadata schemas', () => {
+    expect(Object.keys(doc.components.schemas)).toEqual(['Error'])
+    const create = doc.paths['/api/3/action/package_create'].post
+    expect(create.requestBody.content['application/json'].schema.oneOf).toBeUndefined()
+    expect(create.description).not.toContain('Dataset types')
+    expect(Object.keys(doc.paths['/api/3/action/package_patch'].post.requestBody.content['application/json'].schema.properties)).toEqual(['id'])
+  })
+
   it('parses CKAN docstrings', () => {
     const p = parseHelp('Does a thing.\n\nMore text.\n\n:param id: the id\n  of it\n:type id: string\n:returns: the thing\n:rtype: dict')
     expect(p.summary).toBe('Does a thing.')
