@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setup, type TestEnv } from '../helpers/setup'
 import { listen } from '../helpers/server'
-import { SCHEMING } from '../openapi/scheming-config'
+import { SCHEMING } from '../scheming/config'
 
 let t: TestEnv
 let server: { url: string; close: () => Promise<void> }

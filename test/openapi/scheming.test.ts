@@ -7,7 +7,7 @@ import Ajv2020 from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { setup, type TestEnv } from '../helpers/setup'
-import { SCHEMING } from './scheming-config'
+import { SCHEMING } from '../scheming/config'
 
 let t: TestEnv
 let doc: any
@@ -132,6 +132,7 @@ describe('GET /api/3/openapi.json with dataset schemas', () => {
       '#/components/schemas/dataset.monitoring-stations',
       '#/components/schemas/dataset.dcat-dataset',
       '#/components/schemas/dataset.bilingual-report',
+      '#/components/schemas/dataset.survey',
     ])
     // the form and multipart bodies are the same
     expect(post('package_create').requestBody.content['application/x-www-form-urlencoded'].schema.oneOf).toEqual(create.oneOf)

@@ -7,7 +7,6 @@ import { setup } from '../helpers/setup'
 import { makers } from '../helpers/make'
 import { SCHEMING } from './config'
 
-export { SCHEMING }
 
 type T = Awaited<ReturnType<typeof setup>>
 let t: T
