@@ -50,10 +50,7 @@ export async function createPackage(
   policy: PackageWritePolicy,
 ): Promise<PackageDict> {
   const privileged = !!ctx.user?.sysadmin || !!ctx.ignoreAuth
-  const typed = withSchema(ctx, raw, 'create', optType(raw.type) || 'dataset')
-  const checked = checkPackage(typed.raw, 'create', privileged)
-  const { input } = checked
-  const errors = mergeErrors(typed.errors, checked.errors)
+  const { input, errors } = checkTyped(ctx, raw, 'create', optType(raw.type) || 'dataset', privileged)
   const look = await lookup(ctx, input, null)
   const state = await resolve(ctx, input, look, errors, null, policy)
   if (Object.keys(errors).length) throw new ValidationError(errors)
@@ -73,10 +70,7 @@ export async function updatePackage(
   policy: PackageWritePolicy,
   opts: { guard?: Stmt; defaultViews?: boolean } = {},
 ): Promise<PackageDict> {
-  const typed = withSchema(ctx, raw, 'update', target.type)
-  const checked = checkPackage(typed.raw, 'update', true)
-  const { input } = checked
-  const errors = mergeErrors(typed.errors, checked.errors)
+  const { input, errors } = checkTyped(ctx, raw, 'update', target.type, true)
   const look = await lookup(ctx, input, target)
   const state = await resolve(ctx, input, look, errors, target, policy)
   if (Object.keys(errors).length) throw new ValidationError(errors)
@@ -86,10 +80,15 @@ export async function updatePackage(
 
 const optType = (v: unknown) => (typeof v === 'string' ? v : '')
 
-/** The raw dict through its dataset type's schema, where the site has one (scheming). */
-function withSchema(ctx: ActionContext, raw: Record<string, unknown>, mode: 'create' | 'update', type: string) {
+/**
+ * The raw dict through its dataset type's schema, where the site has one (scheming), then the core
+ * checks; the errors of both, the schema's first.
+ */
+function checkTyped(ctx: ActionContext, raw: Record<string, unknown>, mode: 'create' | 'update', type: string, privileged: boolean) {
   const schema = datasetSchemaFor(ctx.schemas, type)
-  return schema ? datasetInput(schema, raw, mode) : { raw, errors: {} }
+  const typed = schema ? datasetInput(schema, raw, mode) : { raw, errors: {} }
+  const checked = checkPackage(typed.raw, mode, privileged)
+  return { input: checked.input, errors: mergeErrors(typed.errors, checked.errors) }
 }
 
 interface Resolved {

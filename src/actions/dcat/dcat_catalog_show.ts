@@ -87,11 +87,8 @@ function pagination(ctx: ActionContext, uri: string, format: string, input: Dict
   return info
 }
 
-export const dcatCatalogShow = dcatCatalog({
-  name: 'dcat_catalog_show',
-  help: `Return a page of the catalogue serialized as RDF, with Hydra paging (ckanext-dcat).
-
-:param format: the serialization: xml or rdf (RDF/XML, the default), ttl, n3 or jsonld
+/** The parameters both catalogue actions take, as their help lists them. */
+export const CATALOG_PARAMS_HELP = `:param format: the serialization: xml or rdf (RDF/XML, the default), ttl, n3 or jsonld
 :type format: string
 :param page: the page, from 1 (optional; ckanext.dcat.datasets_per_page datasets a page)
 :type page: int
@@ -103,5 +100,11 @@ export const dcatCatalogShow = dcatCatalog({
 :type modified_since: string
 :param profiles: the profiles to serialize with (optional, default: ckanext.dcat.rdf.profiles)
 :type profiles: list of strings, or a comma-separated string
-:rtype: string`,
+:rtype: string`
+
+export const dcatCatalogShow = dcatCatalog({
+  name: 'dcat_catalog_show',
+  help: `Return a page of the catalogue serialized as RDF, with Hydra paging (ckanext-dcat).
+
+${CATALOG_PARAMS_HELP}`,
 })
