@@ -185,7 +185,11 @@ export function dataFromValues(fields: CompiledField[], values: Dict, own: Set<s
         if (part === 'tz' && !values[`${name}_date`] && !values[`${name}_time`]) continue
         out[`${name}_${part}`] = v
       }
-    } else out[name] = asText(values[name])
+    } else {
+      // an empty input is a missing value (ignore_missing drops it; a patch then clears the field)
+      const v = asText(values[name])
+      out[name] = v === '' ? null : v
+    }
   }
   return out
 }
