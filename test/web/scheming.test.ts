@@ -10,7 +10,7 @@ const F = 'test/fixtures/scheming/'
 const SCHEMING = {
   'scheming.dataset_schemas': ['river-photos.yaml', 'monitoring-stations.yaml'].map((f) => F + f).join(' '),
   'scheming.organization_schemas': `${F}org-with-address.json`,
-  'scheming.group_schemas': `${F}group-with-status.json`,
+  'scheming.group_schemas': `${F}group-default.json ${F}group-with-status.json`,
   'scheming.presets': `ckanext.scheming:presets.json ckanext.fluent:presets.json ${F}presets-extra.json`,
   'scheming.choices_helpers': `${F}choices-helpers.yaml`,
 }
@@ -284,5 +284,39 @@ describe('/<dataset type>/ pages', () => {
     const api = await anon.get('/api/nothing')
     expect(api.res.status).toBe(404)
     expect(api.html).toBe('404 Not Found')
+  })
+})
+
+describe('organization and group forms with custom fields', () => {
+  it('asks for a group type\'s own fields, stores them and shows them on its page', async () => {
+    const form = await b.get('/group/new')
+    expect(form.res.status).toBe(200)
+    expect(form.html).toMatch(/<label for="field-community_url">Community forum<\/label><input id="field-community_url" name="community_url" placeholder="https:\/\/forum.example.org\/flood-data"/)
+    const r = await b.post('/group/new', { _csrf_token: csrfOf(form.html), title: 'Flood data', name: 'flood-data', community_url: 'https://forum.example.org/flood' })
+    expect(r.res.status, r.html).toBe(303)
+    const g = await t.ok('group_show', { id: 'flood-data' })
+    expect(g.community_url).toBe('https://forum.example.org/flood')
+    const shown = await b.get('/group/flood-data')
+    expect(shown.html).toContain('<dt>Community forum</dt><dd>https://forum.example.org/flood</dd>')
+    const edit = await b.get('/group/edit/flood-data')
+    expect(edit.html).toMatch(/name="community_url"[^>]* value="https:\/\/forum.example.org\/flood"/)
+  })
+
+  it('edits an organization type\'s fields, with the error by its field', async () => {
+    await t.ok('organization_create', { type: 'agency', name: 'rivers-agency', title: 'Rivers Agency', agency_code: 'RA-01', postal_address: '1 Weir Lane' }, sys)
+    await t.ok('organization_member_create', { id: 'rivers-agency', username: 'schema-editor', role: 'admin' }, sys)
+    const page = await b.get('/organization/rivers-agency')
+    expect(page.html).toContain('<dt>Agency code</dt><dd>RA-01</dd>')
+    const form = await b.get('/organization/edit/rivers-agency')
+    expect(form.res.status).toBe(200)
+    expect(form.html).toMatch(/<textarea id="field-postal_address" name="postal_address" rows="5">1 Weir Lane<\/textarea>/)
+    expect(form.html).toMatch(/name="agency_code"[^>]* value="RA-01"/)
+    const bad = await b.post('/organization/edit/rivers-agency', { _csrf_token: csrfOf(form.html), title: 'Rivers Agency', name: 'rivers-agency', agency_code: '', postal_address: '2 Weir Lane' })
+    expect(bad.res.status).toBe(409)
+    expect(bad.html).toContain('<p class="field-error" id="agency_code-error">Missing value</p>')
+    expect(bad.html).toContain('2 Weir Lane')
+    const ok = await b.post('/organization/edit/rivers-agency', { _csrf_token: csrfOf(form.html), title: 'Rivers Agency', name: 'rivers-agency', agency_code: 'RA-02', postal_address: '2 Weir Lane' })
+    expect(ok.res.status, ok.html).toBe(303)
+    expect(await t.ok('organization_show', { id: 'rivers-agency' })).toMatchObject({ agency_code: 'RA-02', postal_address: '2 Weir Lane' })
   })
 })
