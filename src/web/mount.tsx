@@ -11,7 +11,7 @@ import { Layout } from './layout'
 import { call, openPage, type Page } from './page'
 import { dashboardPage, login, loginView, logout, type Outcome } from './pages/account'
 import { SITEMAP_PAGE, siteBase, sitemapIndex, urlSet } from './seo'
-import { datasetPage, resourcePage, searchPage } from './pages/datasets'
+import { datasetPage, resourcePage, searchPage, typeSearchPage } from './pages/datasets'
 import { aboutPage, homePage } from './pages/home'
 import { listPage, readPage } from './pages/orgs'
 import { userPage } from './pages/user'
@@ -168,6 +168,8 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.get('/about', route(source, 'Page', (page) => aboutPage(page)))
   app.get('/dataset', route(source, 'Page', (page) => searchPage(page)))
   app.get('/dataset/', route(source, 'Page', (page) => searchPage(page)))
+  const signedInTyped = (render: (page: Page, type: string) => Promise<Child | Outcome | null>) => (page: Page, _c: Context, type: string) =>
+    page.ctx.user ? render(page, type) : { redirect: `/user/login?came_from=${encodeURIComponent(page.url.pathname)}` }
   const signedIn = (render: (page: Page, c: Context) => Promise<Child | Outcome | null>) => (page: Page, c: Context) =>
     page.ctx.user ? render(page, c) : { redirect: `/user/login?came_from=${encodeURIComponent(page.url.pathname)}` }
   app.get('/dataset/new', route(source, 'Page', signedIn((page) => newDatasetView(page))))
@@ -237,6 +239,25 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.get('/user/reset/:id', route(source, 'Page', (page, c) => resetView(page, c.req.param('id')!)))
   app.post('/user/reset/:id', route(source, 'Page', (page, c) => resetPassword(page, c.req.param('id')!)))
   app.get('/user/:id', route(source, 'User', (page, c) => userPage(page, c.req.param('id')!)))
+  // /<dataset type>/, /<type>/new, /<type>/<name>: the pages of each dataset type a schema declares
+  // (as CKAN registers them for every scheming type); any other such path is the 404 as before
+  const typed = (what: What, render: (page: Page, c: Context, type: string) => Promise<Child | Outcome | null> | Outcome) => {
+    const run = route(source, what, async (page, c) => (datasetTypeOf(page, c) ? render(page, c, c.req.param('type')!) : null))
+    return (c: Context, next: Next) => {
+      const type = c.req.param('type')!
+      if (type === 'api' || type === 'datastore' || type === 'dataset' || !source.config(c.req.raw).list('scheming.dataset_schemas').length) return next()
+      return run(c)
+    }
+  }
+  const datasetTypeOf = (page: Page, c: Context) => {
+    const type = c.req.param('type')!
+    return page.deps.schemas?.datasets.has(type) ? type : null
+  }
+  app.get('/:type', typed('Page', (page, _c, type) => typeSearchPage(page, type)))
+  app.get('/:type/', typed('Page', (page, _c, type) => typeSearchPage(page, type)))
+  app.get('/:type/new', typed('Page', signedInTyped((page, type) => newDatasetView(page, {}, {}, type))))
+  app.post('/:type/new', typed('Page', signedInTyped((page, type) => createDataset(page, type))))
+  app.get('/:type/:id', typed('Dataset', (page, c) => datasetPage(page, id(c))))
   // other paths: the API's plain 404 under /api and /datastore, the 404 page elsewhere
   app.notFound(async (c) => {
     const path = new URL(c.req.url).pathname

@@ -72,6 +72,18 @@ dl.meta dd{margin:0;overflow-wrap:anywhere}
 .stats b{display:block;font-size:1.5rem}
 .searchbar{display:flex;gap:.5rem;flex-wrap:wrap;margin-bottom:1rem}
 .searchbar input[type=search]{flex:1 1 14rem}
+.form fieldset{border:1px solid var(--line);border-radius:4px;margin:0;padding:.5rem .75rem;display:grid;gap:.5rem;min-width:0}
+.form legend{font-weight:600;padding:0 .25rem}
+.form label.choice{font-weight:400;display:flex;gap:.5rem;align-items:center}
+.form label.choice input{width:auto}
+.form fieldset.block{background:var(--soft)}
+.form button.secondary{background:var(--bg);color:var(--accent);justify-self:start}
+.form textarea.mono,pre.json{font-family:monospace}
+pre.json{margin:0;white-space:pre-wrap}
+.req{text-decoration:none;color:var(--bad)}
+ul.plain{margin:0;padding-left:1.1rem}
+ol.blocks{margin:0;padding-left:1.25rem;display:grid;gap:.5rem}
+input[type=date],input[type=time],input[type=number]{font:inherit;padding:.4rem .5rem;border:1px solid #8a929e;border-radius:4px;max-width:100%}
 `
 
 /** FNV-1a, 32 bits, as hex: enough to tell one version of the stylesheet from another. */

@@ -5,7 +5,8 @@ import { Crumbs, Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
 import type { Translate } from '../i18n'
-import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, readDatasetQuery, searchParams, withParams } from '../search-query'
+import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, phrase, readDatasetQuery, searchParams, withParams } from '../search-query'
+import { datasetSchemaOf, SchemaRows } from '../scheming'
 import { SearchQueryError, SearchError, ValidationError } from '../../errors'
 import { datasetJsonLd, scriptJson, siteBase } from '../seo'
 import { structuredData } from '../../dcat/routes'
@@ -81,6 +82,28 @@ export async function datasetSearch(page: Page, base: string, extraFq?: string) 
   const api = new URLSearchParams()
   for (const [k, v] of Object.entries(searchParams(query, extraFq))) if (v !== '' && k !== 'facet.field' && k !== 'facet.limit') api.set(k, String(v))
   return { view, result, query, alternate: `/api/3/action/package_search?${api}` }
+}
+
+/** /<type>/: the datasets of a schema's dataset type (null: the site has no such type). */
+export async function typeSearchPage(page: Page, type: string) {
+  if (!datasetSchemaOf(page, type)) return null
+  const base = `/${type}/`
+  const { view, alternate } = await datasetSearch(page, base, `dataset_type:${phrase(type)}`)
+  const heading = page.t('schema.typeHeading', { type })
+  return (
+    <Layout title={heading} page={page} alternate={alternate}>
+      <Crumbs page={page} items={[[page.t('nav.datasets'), '/dataset'], [type, base]]} />
+      <h1>{heading}</h1>
+      {page.ctx.user ? (
+        <p>
+          <a class="button" href={`/${type}/new`}>
+            {page.t('schema.addOfType', { type })}
+          </a>
+        </p>
+      ) : null}
+      {view}
+    </Layout>
+  )
 }
 
 export async function searchPage(page: Page) {
@@ -214,6 +237,7 @@ export async function datasetPage(page: Page, id: string) {
   const t = page.t
   const extras = (d.extras ?? []) as Dict[]
   const org = d.organization as Dict | null
+  const schema = datasetSchemaOf(page, text(d.type) || 'dataset')
   return (
     <Layout
       title={text(d.title) || text(d.name)}
@@ -318,6 +342,7 @@ export async function datasetPage(page: Page, id: string) {
         <dd>
           <time datetime={text(d.metadata_created)}>{page.date(d.metadata_created)}</time>
         </dd>
+        {schema ? <SchemaRows page={page} schema={schema} d={d} /> : null}
         {extras.map((e) => (
           <>
             <dt>{text(e.key)}</dt>

@@ -15,6 +15,7 @@ import { readForm, type Outcome } from './account'
 import { slugify } from './publish'
 import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, Summary, UserRoleForm, UserRoleTable, type Errors } from '../forms'
 import type { Kind } from './orgs'
+import { blockChange, dataFromValues, flatErrors, GROUP_OWN, groupSchemaOf, SchemaField, valuesFromForm, valuesFromObject, type AnySchema } from '../scheming'
 
 type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
@@ -26,10 +27,10 @@ async function administered(page: Page, kind: Kind, id: string): Promise<Dict> {
   const row = await findGroup(page.ctx, id)
   if (!row || row.state === 'deleted' || row.is_organization !== (kind === 'organization')) throw new NotFound()
   await requireCanEditGroup(page.ctx, row)
-  return call<Dict>(page, `${kind}_show`, { id: row.id, include_datasets: false, include_users: true, include_extras: false, include_groups: false, include_tags: false, include_followers: false })
+  return call<Dict>(page, `${kind}_show`, { id: row.id, include_datasets: false, include_users: true, include_extras: !!page.deps.schemas, include_groups: false, include_tags: false, include_followers: false })
 }
 
-function GroupForm(props: { page: Page; kind: Kind; action: string; submit: string; values: Dict; errors: Errors; isNew: boolean }) {
+function GroupForm(props: { page: Page; kind: Kind; action: string; submit: string; values: Dict; errors: Errors; isNew: boolean; schema?: AnySchema }) {
   const { page, action, submit, values, errors } = props
   const t = page.t
   return (
@@ -56,6 +57,9 @@ function GroupForm(props: { page: Page; kind: Kind; action: string; submit: stri
         <input id="image_url" name="image_url" type="url" value={str(values.image_url)} {...invalid(errors, 'image_url')} />
         <FieldError errors={errors} name="image_url" />
       </div>
+      {props.schema
+        ? props.schema.fields.filter((cf) => !GROUP_OWN.has(cf.name)).map((cf) => <SchemaField page={page} cf={cf} values={values} errors={errors} />)
+        : null}
       <div>
         <button type="submit">{submit}</button>
       </div>
@@ -72,13 +76,14 @@ const formValues = (form: Dict) => ({
 
 export function newGroupView(page: Page, kind: Kind, values: Dict = {}, errors: Errors = {}) {
   const t = page.t
+  const schema = groupSchemaOf(page, kind, kind)
   const create = t('groupForm.create', { kind })
   return (
     <Layout page={page} title={create}>
       <Crumbs page={page} items={[[t('orgs.title', { kind }), `/${kind}`], [create, `/${kind}/new`]]} />
       <h1>{create}</h1>
       <Summary errors={errors} page={page} />
-      <GroupForm page={page} kind={kind} action={`/${kind}/new`} submit={create} values={values} errors={errors} isNew />
+      <GroupForm page={page} kind={kind} action={`/${kind}/new`} submit={create} values={values} errors={errors} isNew schema={schema} />
     </Layout>
   )
 }
@@ -87,14 +92,21 @@ export async function createGroup(page: Page, kind: Kind): Promise<Outcome> {
   const form = await readForm(page)
   const refused = formRefused(page, form)
   if (refused) return refused
-  const values = formValues(form)
+  // a schema's own fields (the organization or group type's), as the dataset form does
+  const schema = groupSchemaOf(page, kind, kind)
+  const values: Dict = formValues(form)
+  if (schema) {
+    Object.assign(values, valuesFromForm(schema.fields, form, GROUP_OWN))
+    if (blockChange(form)) return { view: newGroupView(page, kind, values) }
+  }
+  const extra = schema ? dataFromValues(schema.fields, values, GROUP_OWN) : {}
   try {
-    const g: Dict = await call(page, `${kind}_create`, { ...values, name: values.name || slugify(values.title) })
+    const g: Dict = await call(page, `${kind}_create`, { ...values, ...extra, name: values.name || slugify(values.title) })
     return { redirect: `/${kind}/${encodeURIComponent(g.name)}` }
   } catch (e) {
     if (e instanceof NotAuthorized) return { view: newGroupView(page, kind, values, { _: [page.t('groupForm.notAllowed', { kind })] }), status: 403 }
     if (!(e instanceof ValidationError)) throw e
-    return { view: newGroupView(page, kind, values, fieldErrors(e)), status: 409 }
+    return { view: newGroupView(page, kind, values, schema ? flatErrors(e) : fieldErrors(e)), status: 409 }
   }
 }
 
@@ -111,6 +123,8 @@ function ManageNav({ kind, g, page }: { kind: Kind; g: Dict; page: Page }) {
 export async function editGroupView(page: Page, kind: Kind, id: string, values?: Dict, errors: Errors = {}) {
   const g = await administered(page, kind, id)
   const href = `/${kind}/${encodeURIComponent(g.name)}`
+  const schema = groupSchemaOf(page, kind, str(g.type) || kind)
+  const stored = { title: str(g.title), name: str(g.name), description: str(g.description), image_url: str(g.image_url) }
   return (
     <Layout page={page} title={page.t('manage.editTitle', { title: titleOf(g) })}>
       <Crumbs page={page} items={[[page.t('orgs.title', { kind }), `/${kind}`], [titleOf(g), href], [page.t('common.edit'), `/${kind}/edit/${encodeURIComponent(g.name)}`]]} />
@@ -122,9 +136,10 @@ export async function editGroupView(page: Page, kind: Kind, id: string, values?:
         kind={kind}
         action={`/${kind}/edit/${encodeURIComponent(g.name)}`}
         submit={page.t('groupForm.update', { kind })}
-        values={values ?? { title: str(g.title), name: str(g.name), description: str(g.description), image_url: str(g.image_url) }}
+        values={values ?? (schema ? { ...stored, ...valuesFromObject(schema.fields, g, GROUP_OWN) } : stored)}
         errors={errors}
         isNew={false}
+        schema={schema}
       />
     </Layout>
   )
@@ -135,13 +150,19 @@ export async function updateGroup(page: Page, kind: Kind, id: string): Promise<O
   const refused = formRefused(page, form)
   if (refused) return refused
   const g = await administered(page, kind, id)
-  const values = formValues(form)
+  const schema = groupSchemaOf(page, kind, str(g.type) || kind)
+  const values: Dict = formValues(form)
+  if (schema) {
+    Object.assign(values, valuesFromForm(schema.fields, form, GROUP_OWN))
+    if (blockChange(form)) return { view: await editGroupView(page, kind, id, values) }
+  }
+  const extra = schema ? dataFromValues(schema.fields, values, GROUP_OWN) : {}
   try {
-    const updated: Dict = await call(page, `${kind}_patch`, { id: g.id, ...values, name: values.name || g.name })
+    const updated: Dict = await call(page, `${kind}_patch`, { id: g.id, ...values, ...extra, name: values.name || g.name })
     return { redirect: `/${kind}/${encodeURIComponent(updated.name)}` }
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e
-    return { view: await editGroupView(page, kind, id, values, fieldErrors(e)), status: 409 }
+    return { view: await editGroupView(page, kind, id, values, schema ? flatErrors(e) : fieldErrors(e)), status: 409 }
   }
 }
 

@@ -17,6 +17,7 @@ import { call, type Page } from '../page'
 import { CSRF_FIELD } from '../session'
 import { readForm, type Outcome } from './account'
 import { DatasetForm } from './publish'
+import { blockChange, DATASET_OWN, dataFromValues, datasetSchemaOf, flatErrors, sentBlocks, valuesFromForm, valuesFromObject } from '../scheming'
 import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, UserRoleForm, UserRoleTable, type Errors } from '../forms'
 import { collaboratorsEnabled, requireCanManageCollaborators } from '../../auth/collaborator'
 
@@ -50,6 +51,7 @@ function datasetValues(d: Dict): Dict {
 
 export async function editDatasetView(page: Page, id: string, values?: Dict, errors: Errors = {}) {
   const d = await editable(page, id)
+  const schema = datasetSchemaOf(page, str(d.type) || 'dataset')
   const [orgs, licenses] = await Promise.all([
     call<Dict[]>(page, 'organization_list_for_user', { id: page.ctx.user!.id, permission: 'create_dataset' }),
     call<Dict[]>(page, 'license_list'),
@@ -67,10 +69,11 @@ export async function editDatasetView(page: Page, id: string, values?: Dict, err
         action={`/dataset/edit/${encodeURIComponent(d.name)}`}
         submit={page.t('manage.updateDataset')}
         nameLabel={page.t('datasetForm.nameEdit')}
-        values={values ?? datasetValues(d)}
+        values={values ?? (schema ? { ...datasetValues(d), ...valuesFromObject(schema.fields, d, DATASET_OWN) } : datasetValues(d))}
         errors={errors}
         orgs={orgs}
         licenses={licenses}
+        schema={schema}
       />
       <p>
         <a href={href}>{page.t('common.cancel')}</a> · <a href={`/dataset/delete/${encodeURIComponent(d.name)}`}>{page.t('manage.deleteDataset')}</a>
@@ -84,8 +87,13 @@ export async function updateDataset(page: Page, id: string): Promise<Outcome> {
   const refused = formRefused(page, form)
   if (refused) return refused
   const d = await editable(page, id)
-  const values: Dict = {}
+  const schema = datasetSchemaOf(page, str(d.type) || 'dataset')
+  let values: Dict = {}
   for (const k of ['title', 'name', 'notes', 'tag_string', 'owner_org', 'license_id', 'private']) values[k] = str(form[k]).trim()
+  if (schema) {
+    Object.assign(values, valuesFromForm(schema.fields, form, DATASET_OWN))
+    if (blockChange(form)) return { view: await editDatasetView(page, id, values) }
+  }
   // the form edits free tags; vocabulary tags stay as they are
   const kept = ((d.tags ?? []) as Dict[]).filter((t) => t.vocabulary_id).map((t) => ({ name: t.name, vocabulary_id: t.vocabulary_id }))
   const data: Dict = {
@@ -105,12 +113,15 @@ export async function updateDataset(page: Page, id: string): Promise<Outcome> {
       ...kept,
     ],
   }
+  // every schema field is sent (an emptied one too), so the patch keeps none of the old values
+  if (schema) Object.assign(data, dataFromValues(schema.fields, values, DATASET_OWN))
   try {
     const updated: Dict = await call(page, 'package_patch', data)
     return { redirect: datasetHref(updated) }
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e
-    return { view: await editDatasetView(page, id, values, fieldErrors(e)), status: 409 }
+    if (schema) values = sentBlocks(schema.fields, values)
+    return { view: await editDatasetView(page, id, values, schema ? flatErrors(e) : fieldErrors(e)), status: 409 }
   }
 }
 

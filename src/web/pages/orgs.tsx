@@ -8,6 +8,7 @@ import { phrase } from '../search-query'
 import { datasetSearch } from './datasets'
 import { FollowButton } from './publish'
 import { isGroupAdmin } from '../../auth/group'
+import { groupSchemaOf, SchemaRows } from '../scheming'
 import { findGroup } from '../../model/group'
 
 type Dict = Record<string, any>
@@ -61,13 +62,24 @@ export async function listPage(page: Page, kind: Kind) {
   )
 }
 
+/** An organization's or group's own schema fields (its type's), by their display_snippet. */
+function GroupSchemaInfo({ page, kind, o }: { page: Page; kind: Kind; o: Dict }) {
+  const schema = groupSchemaOf(page, kind, text(o.type) || kind)
+  if (!schema || !schema.fields.some((cf) => !cf.core && o[cf.name] !== undefined && o[cf.name] !== '')) return null
+  return (
+    <dl class="meta">
+      <SchemaRows page={page} schema={schema} d={o} />
+    </dl>
+  )
+}
+
 export async function readPage(page: Page, kind: Kind, id: string) {
   // the page shows the name, title and description; the datasets and counts come from the search
   const o: Dict = await call(page, `${kind}_show`, {
     id,
     include_datasets: false,
     include_dataset_count: false,
-    include_extras: false,
+    include_extras: !!page.deps.schemas,
     include_users: false,
     include_groups: false,
     include_tags: false,
@@ -90,6 +102,7 @@ export async function readPage(page: Page, kind: Kind, id: string) {
         </p>
       ) : null}
       {o.description ? <Markdown html={renderMarkdown(o.description)} /> : null}
+      <GroupSchemaInfo page={page} kind={kind} o={o} />
       <p>
         <a href={`/${kind}/activity/${encodeURIComponent(o.name)}`}>{page.t('common.activity')}</a>
       </p>

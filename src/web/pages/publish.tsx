@@ -13,6 +13,8 @@ import { call, type Page } from '../page'
 import { CSRF_FIELD } from '../session'
 import { readForm, type Outcome } from './account'
 import { FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, type Errors } from '../forms'
+import type { CompiledField } from '../../scheming/registry'
+import { blockChange, DATASET_OWN, dataFromValues, datasetSchemaOf, flatErrors, hasBlocks, SchemaField, sentBlocks, valuesFromForm, type AnySchema } from '../scheming'
 
 type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
@@ -29,23 +31,28 @@ export function slugify(title: string): string {
     .slice(0, 100)
 }
 
-/** The dataset form of /dataset/new and /dataset/edit/<name>. */
-export function DatasetForm(props: { page: Page; action: string; submit: string; values: Dict; errors: Errors; orgs: Dict[]; licenses: Dict[]; nameLabel?: string }) {
-  const { page, action, submit, values, errors, orgs, licenses } = props
+type FormProps = { page: Page; action: string; submit: string; values: Dict; errors: Errors; orgs: Dict[]; licenses: Dict[]; nameLabel?: string; schema?: AnySchema }
+
+/** The dataset form's own controls (title, URL name, notes, tags, organization, license, visibility). */
+function coreControls(props: FormProps): Record<string, () => unknown> {
+  const { page, values, errors, orgs, licenses } = props
   const t = page.t
-  return (
-    <form class="form" method="post" action={action}>
-      <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+  return {
+    title: () => (
       <div>
         <label for="title">{t('datasetForm.title')}</label>
-        <input id="title" name="title" type="text" required value={str(values.title)} {...invalid(errors, 'title')} />
+        <input id="title" name="title" type="text" required={!props.schema} value={str(values.title)} {...invalid(errors, 'title')} />
         <FieldError errors={errors} name="title" />
       </div>
+    ),
+    name: () => (
       <div>
         <label for="name">{props.nameLabel ?? t('datasetForm.name')}</label>
         <input id="name" name="name" type="text" value={str(values.name)} pattern="[a-z0-9_\-]*" {...invalid(errors, 'name')} />
         <FieldError errors={errors} name="name" />
       </div>
+    ),
+    notes: () => (
       <div>
         <label for="notes">{t('common.descriptionMarkdown')}</label>
         <textarea id="notes" name="notes" rows={6} {...invalid(errors, 'notes')}>
@@ -53,11 +60,15 @@ export function DatasetForm(props: { page: Page; action: string; submit: string;
         </textarea>
         <FieldError errors={errors} name="notes" />
       </div>
+    ),
+    tag_string: () => (
       <div>
         <label for="tag_string">{t('datasetForm.tags')}</label>
         <input id="tag_string" name="tag_string" type="text" value={str(values.tag_string)} {...invalid(errors, 'tags')} />
         <FieldError errors={errors} name="tags" />
       </div>
+    ),
+    owner_org: () => (
       <div>
         <label for="owner_org">{t('datasetForm.organization')}</label>
         <select id="owner_org" name="owner_org" {...invalid(errors, 'owner_org')}>
@@ -69,6 +80,8 @@ export function DatasetForm(props: { page: Page; action: string; submit: string;
         </select>
         <FieldError errors={errors} name="owner_org" />
       </div>
+    ),
+    license_id: () => (
       <div>
         <label for="license_id">{t('datasetForm.license')}</label>
         <select id="license_id" name="license_id">
@@ -79,6 +92,8 @@ export function DatasetForm(props: { page: Page; action: string; submit: string;
           ))}
         </select>
       </div>
+    ),
+    private: () => (
       <div>
         <label for="private">{t('datasetForm.visibility')}</label>
         <select id="private" name="private">
@@ -90,6 +105,32 @@ export function DatasetForm(props: { page: Page; action: string; submit: string;
           </option>
         </select>
       </div>
+    ),
+  }
+}
+
+/**
+ * The dataset form of /dataset/new and /dataset/edit/<name>. With a schema (ckanext-scheming), its
+ * dataset_fields in order, each by its form_snippet; the core fields keep these controls, and the
+ * organization and visibility are asked for even where the schema does not list them.
+ */
+export function DatasetForm(props: FormProps) {
+  const { page, action, submit, values, errors, schema } = props
+  const core = coreControls(props)
+  const order = schema ? schemaOrder(schema) : ['title', 'name', 'notes', 'tag_string', 'owner_org', 'license_id', 'private']
+  return (
+    <form class="form" method="post" action={action}>
+      <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+      {schema && hasBlocks(schema.fields) ? (
+        // Enter in a text input submits with the form's first button: the form's own, not "add another"
+        <button type="submit" class="visually-hidden" tabindex={-1} aria-hidden="true">
+          {submit}
+        </button>
+      ) : null}
+      {order.map((k) => {
+        if (typeof k === 'string') return core[k]!()
+        return <SchemaField page={page} cf={k} values={values} errors={errors} />
+      })}
       <div>
         <button type="submit">{submit}</button>
       </div>
@@ -97,27 +138,51 @@ export function DatasetForm(props: { page: Page; action: string; submit: string;
   )
 }
 
-export async function newDatasetView(page: Page, values: Dict = {}, errors: Errors = {}) {
+/** The form's controls for a schema: its fields in order (core ones by name), then organization and visibility if it left them out. */
+function schemaOrder(schema: AnySchema): (string | CompiledField)[] {
+  const out: (string | CompiledField)[] = []
+  for (const cf of schema.fields) {
+    const name = cf.name === 'tags' ? 'tag_string' : cf.name
+    if (DATASET_OWN.has(name)) {
+      if (!out.includes(name)) out.push(name)
+    } else out.push(cf)
+  }
+  for (const k of ['owner_org', 'private']) if (!out.includes(k)) out.push(k)
+  return out
+}
+
+/** Where a dataset type's pages are: /dataset for CKAN's own type, /<type> for a schema's. */
+export const typeBase = (type: string) => (type === 'dataset' ? '/dataset' : `/${type}`)
+
+export async function newDatasetView(page: Page, values: Dict = {}, errors: Errors = {}, type = 'dataset') {
+  const schema = datasetSchemaOf(page, type)
+  const base = typeBase(type)
   const [orgs, licenses] = await Promise.all([
     call<Dict[]>(page, 'organization_list_for_user', { id: page.ctx.user!.id, permission: 'create_dataset' }),
     call<Dict[]>(page, 'license_list'),
   ])
   return (
     <Layout page={page} title={page.t('publish.createDataset')}>
-      <Crumbs page={page} items={[[page.t('nav.datasets'), '/dataset'], [page.t('publish.createDataset'), '/dataset/new']]} />
+      <Crumbs page={page} items={[[page.t('nav.datasets'), base], [page.t('publish.createDataset'), `${base}/new`]]} />
       <h1>{page.t('publish.createDataset')}</h1>
       <Summary errors={errors} page={page} />
-      <DatasetForm page={page} action="/dataset/new" submit={page.t('publish.next')} values={values} errors={errors} orgs={orgs} licenses={licenses} />
+      <DatasetForm page={page} action={`${base}/new`} submit={page.t('publish.next')} values={values} errors={errors} orgs={orgs} licenses={licenses} schema={schema} />
     </Layout>
   )
 }
 
-export async function createDataset(page: Page): Promise<Outcome> {
+export async function createDataset(page: Page, type = 'dataset'): Promise<Outcome> {
   const form = await readForm(page)
   const refused = formRefused(page, form)
   if (refused) return refused
-  const values: Dict = {}
+  const schema = datasetSchemaOf(page, type)
+  let values: Dict = {}
   for (const k of ['title', 'name', 'notes', 'tag_string', 'owner_org', 'license_id', 'private']) values[k] = str(form[k]).trim()
+  if (schema) {
+    Object.assign(values, valuesFromForm(schema.fields, form, DATASET_OWN))
+    // "add another" / "remove": the same form again, one block more or less, nothing saved
+    if (blockChange(form)) return { view: await newDatasetView(page, values, {}, type) }
+  }
   const data: Dict = {
     title: values.title,
     name: values.name || slugify(values.title),
@@ -131,12 +196,18 @@ export async function createDataset(page: Page): Promise<Outcome> {
       .filter(Boolean)
       .map((name: string) => ({ name })),
   }
+  if (schema) {
+    Object.assign(data, dataFromValues(schema.fields, values, DATASET_OWN), { type })
+    if (!values.name && !values.title) delete data.name // the schema's own message for a missing name
+  }
   try {
     const d: Dict = await call(page, 'package_create', data)
     return { redirect: `/dataset/${encodeURIComponent(d.name)}/resource/new` }
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e
-    return { view: await newDatasetView(page, values, fieldErrors(e)), status: 409 }
+    // a schema's errors name the blocks sent (blank ones left out): the form shows those
+    if (schema) values = sentBlocks(schema.fields, values)
+    return { view: await newDatasetView(page, values, schema ? flatErrors(e) : fieldErrors(e), type), status: 409 }
   }
 }
 
