@@ -57,8 +57,11 @@ async function post(url: string, action: string, body: unknown, apikey: string) 
  * BENCH_SCHEMA=1: the server runs with a 30-field dataset schema (bench/fixtures/schema-30.yaml,
  * ckanext-scheming's format) and every created dataset fills its 18 fields beyond the core ones;
  * the raw libSQL reference then writes those values as the extras rows they are stored as.
+ * BENCH_SCHEMA=extras sends the same values as free extras to a server without schemas.
  */
 const WITH_SCHEMA = process.env.BENCH_SCHEMA === '1'
+/** BENCH_SCHEMA=extras: no schema, the same values sent as free extras (the same rows stored): the A side of an A/B. */
+const AS_EXTRAS = process.env.BENCH_SCHEMA === 'extras'
 const SCHEMA_FILE = fileURLToPath(new URL('./fixtures/schema-30.yaml', import.meta.url))
 
 function schemaValues(i: number): Record<string, unknown> {
@@ -94,7 +97,11 @@ export async function catalogueBench() {
 
     // package_create: a bounded number of creates from concurrent clients.
     const toCreate: GeneratedDataset[] = Array.from({ length: CREATE_COUNT }, (_, i) => dataset(c, i, orgs))
-    const bodies = toCreate.map((d, i) => JSON.stringify(WITH_SCHEMA ? { ...d, ...schemaValues(i) } : d))
+    const bodies = toCreate.map((d, i) =>
+      JSON.stringify(
+        WITH_SCHEMA ? { ...d, ...schemaValues(i) } : AS_EXTRAS ? { ...d, extras: [...d.extras, ...asExtras(schemaValues(i))] } : d,
+      ),
+    )
     let next = 0
     const started = performance.now()
     const created = await run({
@@ -115,7 +122,7 @@ export async function catalogueBench() {
 
     // Raw libSQL: the same rows, one batch per dataset, into a fresh migrated database file.
     const raw = await rawInsertDatasets(
-      WITH_SCHEMA ? toCreate.map((d, i) => ({ ...d, extras: [...d.extras, ...asExtras(schemaValues(i))] })) : toCreate,
+      WITH_SCHEMA || AS_EXTRAS ? toCreate.map((d, i) => ({ ...d, extras: [...d.extras, ...asExtras(schemaValues(i))] })) : toCreate,
     )
 
     // package_show vs the trivial JSON route of the same server.
