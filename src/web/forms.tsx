@@ -30,7 +30,8 @@ export function FieldError({ errors, name }: { errors: Errors; name: string }) {
   )
 }
 
-export function Summary({ errors, page }: { errors: Errors; page: Page }) {
+/** The errors at the top of a form; `labels` names a field by its key (else the key itself is shown). */
+export function Summary({ errors, page, labels }: { errors: Errors; page: Page; labels?: (key: string) => string | undefined }) {
   const keys = Object.keys(errors)
   if (!keys.length) return null
   return (
@@ -39,7 +40,7 @@ export function Summary({ errors, page }: { errors: Errors; page: Page }) {
       <ul>
         {keys.map((k) => (
           <li>
-            {k === 'message' || k === '_' ? '' : `${k}: `}
+            {k === 'message' || k === '_' ? '' : `${labels?.(k) ?? k}: `}
             {errors[k]!.join(' ')}
           </li>
         ))}

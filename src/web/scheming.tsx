@@ -55,6 +55,33 @@ export function displayKind(f: SchemaField): string | null {
 }
 
 const MULTI = new Set(['multiple_checkbox', 'multiple_select', 'multiple_text'])
+/** ckanext-fluent's form snippets: one input (or textarea) per language, named `<field>-<lang>`. */
+const FLUENT = new Set(['fluent_text', 'fluent_markdown', 'fluent_tags', 'fluent_link'])
+const LANG_RE = /^[a-z]{2,8}(-[0-9a-zA-Z]{1,8})*$/
+
+/** The languages a fluent field's form asks for: its form_languages, else the schema's (`langs`), else the site's default. */
+export function fluentLanguages(page: Page, f: SchemaField, langs?: string[]): string[] {
+  if (Array.isArray(f.form_languages) && f.form_languages.length) return (f.form_languages as unknown[]).map(String)
+  if (langs?.length) return langs
+  return [page.deps.config.str('service.locale_default') || 'en']
+}
+
+/** A fluent value as a dict by language (a dict, its JSON, or a plain text: the default language's). */
+function fluentDict(v: unknown, fallback: string): Dict {
+  if (v && typeof v === 'object' && !Array.isArray(v)) return v as Dict
+  if (typeof v === 'string' && v.startsWith('{')) {
+    const p = safeJson(v)
+    if (p && typeof p === 'object' && !Array.isArray(p)) return p as Dict
+  }
+  return isBlank(v) ? {} : { [fallback]: v }
+}
+
+/** The value of a fluent dict to show: the page's language, else the site's default, else the first. */
+function fluentPick(page: Page, d: Dict): unknown {
+  const def = page.deps.config.str('service.locale_default') || 'en'
+  for (const k of [page.locale, def]) if (!isBlank(d[k])) return d[k]
+  return Object.values(d).find((x) => !isBlank(x))
+}
 const DATETIME = new Set(['datetime', 'datetime_tz'])
 const DEFAULT_TIMEZONES = ['UTC', 'Europe/London', 'Europe/Paris', 'Europe/Berlin', 'America/New_York', 'America/Chicago', 'America/Los_Angeles', 'Asia/Tokyo', 'Australia/Sydney']
 
@@ -96,6 +123,8 @@ const isBlank = (v: unknown): boolean =>
 
 /** Fields the dataset form keeps its own controls for (or the action fills): not read here. */
 export const DATASET_OWN = new Set(['title', 'name', 'notes', 'tag_string', 'tags', 'owner_org', 'license_id', 'private'])
+/** Fields the resource form keeps its own controls for (the link or upload, name, description, format). */
+export const RESOURCE_OWN = new Set(['url', 'name', 'description', 'format'])
 export const GROUP_OWN = new Set(['title', 'name', 'description', 'image_url'])
 
 // ---- values: stored dict → form values, posted form → form values → action data ----
@@ -112,6 +141,8 @@ export function valuesFromObject(fields: CompiledField[], d: Dict, own: Set<stri
     if (k === 'repeating') {
       const items = Array.isArray(v) ? v : typeof v === 'string' ? (safeJson(v) ?? []) : []
       out[name] = (Array.isArray(items) ? items : []).filter((x) => x && typeof x === 'object').map((item: Dict) => valuesFromObject(cf.sub ?? [], item))
+    } else if (FLUENT.has(k)) {
+      for (const [lang, t] of Object.entries(fluentDict(v, 'en'))) out[`${name}-${lang}`] = Array.isArray(t) ? t.map(asText).join(', ') : asText(t)
     } else if (MULTI.has(k)) out[name] = asList(v)
     else if (DATETIME.has(k)) {
       const s = asText(v)
@@ -158,6 +189,8 @@ export function valuesFromForm(fields: CompiledField[], form: Dict, own: Set<str
         if (form[`add_${name}`] !== undefined) blocks.push({})
       }
       out[name] = blocks
+    } else if (FLUENT.has(k)) {
+      for (const fk of Object.keys(form)) if (fk.startsWith(`${key}-`) && LANG_RE.test(fk.slice(key.length + 1))) out[`${name}-${fk.slice(key.length + 1)}`] = asText(form[fk]).trim()
     } else if (MULTI.has(k)) out[name] = asList(form[key]).map((s) => s.trim())
     else if (DATETIME.has(k)) {
       for (const part of k === 'datetime_tz' ? ['date', 'time', 'tz'] : ['date', 'time']) out[`${name}_${part}`] = asText(form[`${key}_${part}`]).trim()
@@ -176,6 +209,10 @@ export function dataFromValues(fields: CompiledField[], values: Dict, own: Set<s
     if (k === 'repeating') {
       const blocks = (Array.isArray(values[name]) ? values[name] : []) as Dict[]
       out[name] = blocks.filter((b) => !isBlank(b)).map((b) => dataFromValues(cf.sub ?? [], b))
+    } else if (FLUENT.has(k)) {
+      // the `<field>-<lang>` inputs as they are: the action reads them (a missing language: `<field>-<lang>`)
+      const langs = Object.keys(values).filter((x) => x.startsWith(`${name}-`) && LANG_RE.test(x.slice(name.length + 1)))
+      for (const x of langs) out[x] = asText(values[x])
     } else if (MULTI.has(k)) out[name] = asList(values[name]).filter((s) => s !== '')
     else if (DATETIME.has(k)) {
       out[name] = ''
@@ -219,6 +256,40 @@ export function flatErrors(e: ValidationError): Errors {
   walk('', e.body() as Dict)
   return out
 }
+
+/**
+ * The label of an error key for a form's summary: a field's label, "Stations 2: Station ID" for a
+ * block's subfield (`stations-1-station_id`), "Title (fr)" for a language's input, the date, time or
+ * zone part of a datetime (undefined: no field of that key).
+ */
+export function errorLabel(page: Page, fields: CompiledField[], key: string): string | undefined {
+  const labelOf = (cf: CompiledField) => localText(page, cf.field.label) || cf.name
+  for (const cf of fields) {
+    const name = cf.name
+    if (key === name) return labelOf(cf)
+    if (!key.startsWith(name)) continue
+    const rest = key.slice(name.length)
+    const kind = formKind(cf.field)
+    const block = /^-(\d+)-(.+)$/.exec(rest)
+    if (block && cf.sub) {
+      const each = localText(page, cf.field.repeating_label) || labelOf(cf)
+      const inner = errorLabel(page, cf.sub, block[2]!)
+      if (inner) return `${each} ${Number(block[1]) + 1}: ${inner}`
+    }
+    if (kind && FLUENT.has(kind) && rest.startsWith('-') && LANG_RE.test(rest.slice(1))) {
+      const lang = rest.slice(1)
+      return localText(page, (cf.field.fluent_form_label as Dict | undefined)?.[lang]) || page.t('schema.inLanguage', { label: labelOf(cf), lang })
+    }
+    if (kind && DATETIME.has(kind)) {
+      const part = { _date: page.t('schema.date'), _time: localText(page, cf.field.label_time) || page.t('schema.time'), _tz: localText(page, cf.field.label_tz) || page.t('schema.timezone') }[rest]
+      if (part) return `${labelOf(cf)}: ${part}`
+    }
+  }
+  return undefined
+}
+
+/** The summary's labels of a form's fields (`own`: the labels of the form's own controls). */
+export const errorLabels = (page: Page, fields: CompiledField[], own: Record<string, string> = {}) => (key: string) => errorLabel(page, fields, key) ?? own[key]
 
 // ---- the form ----
 
@@ -264,7 +335,7 @@ function Req({ page }: { page: Page }) {
 }
 
 /** One field's control, named `key` (a block's subfield: `<field>-<n>-<subfield>`). */
-function Control({ page, cf, fname: key, value, values, errors, inBlock }: { page: Page; cf: CompiledField; fname: string; value: unknown; values: Dict; errors: Errors; inBlock?: boolean }) {
+function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }: { page: Page; cf: CompiledField; fname: string; value: unknown; values: Dict; errors: Errors; inBlock?: boolean; langs?: string[] }) {
   const f = cf.field
   const kind = formKind(f)!
   const id = `field-${key}`
@@ -277,6 +348,49 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock }: { pag
   const attrs = (f.form_attrs && typeof f.form_attrs === 'object' ? f.form_attrs : {}) as Dict
   const number = attrs.type === 'number' ? { type: 'number', min: typeof attrs.min === 'string' ? attrs.min : undefined } : { type: 'text' }
   switch (kind) {
+    case 'fluent_text':
+    case 'fluent_link':
+    case 'fluent_markdown':
+    case 'fluent_tags':
+      return (
+        <fieldset class="fluent" aria-describedby={described} aria-invalid={common['aria-invalid']}>
+          <legend>
+            {label}
+            {f.required ? <Req page={page} /> : null}
+          </legend>
+          {fluentLanguages(page, f, langs).map((lang) => {
+            const k = `${key}-${lang}`
+            const lid = `field-${k}`
+            const own = localText(page, (f.fluent_form_label as Dict | undefined)?.[lang])
+            const text = own || page.t('schema.inLanguage', { label, lang })
+            const ownHelp = localText(page, (f.fluent_help_text as Dict | undefined)?.[lang])
+            const desc = [errors[k]?.length ? `${k}-error` : '', ownHelp ? `${lid}-help` : ''].filter(Boolean).join(' ') || undefined
+            const a = { id: lid, name: k, lang, placeholder, 'aria-describedby': desc, 'aria-invalid': errors[k]?.length ? ('true' as const) : undefined }
+            return (
+              <div>
+                <label for={lid}>{text}</label>
+                {kind === 'fluent_markdown' ? (
+                  <textarea {...a} rows={5}>
+                    {asText(values[k])}
+                  </textarea>
+                ) : (
+                  <input {...a} type={kind === 'fluent_link' ? 'url' : 'text'} value={asText(values[k])} />
+                )}
+                {ownHelp ? (
+                  <p class="help muted" id={`${lid}-help`}>
+                    {ownHelp}
+                  </p>
+                ) : null}
+                <Err errors={errors} name={k} />
+              </div>
+            )
+          })}
+          {kind === 'fluent_markdown' ? <p class="muted">{page.t('schema.markdownHint')}</p> : null}
+          {kind === 'fluent_tags' ? <p class="muted">{page.t('schema.tagsHint')}</p> : null}
+          <Help page={page} f={f} id={id} />
+          <Err errors={errors} name={key} />
+        </fieldset>
+      )
     case 'large_text':
     case 'markdown':
     case 'textarea':
@@ -482,12 +596,36 @@ function Repeating({ page, cf, values, errors }: { page: Page; cf: CompiledField
 }
 
 /** The control of one schema field (null: not on the form). */
-export function SchemaField({ page, cf, values, errors }: { page: Page; cf: CompiledField; values: Dict; errors: Errors }) {
+export function SchemaField({ page, cf, values, errors, langs }: { page: Page; cf: CompiledField; values: Dict; errors: Errors; langs?: string[] }) {
   const kind = formKind(cf.field)
   if (kind === null) return null
   if (kind === 'repeating') return <Repeating page={page} cf={cf} values={values} errors={errors} />
-  return <Control page={page} cf={cf} fname={cf.name} value={values[cf.name]} values={values} errors={errors} />
+  return <Control page={page} cf={cf} fname={cf.name} value={values[cf.name]} values={values} errors={errors} langs={langs} />
 }
+
+/** A schema's resource fields beyond the resource form's own controls (none: nothing to add). */
+export function ResourceSchemaFields({ page, schema, values, errors }: { page: Page; schema?: AnySchema; values: Dict; errors: Errors }) {
+  if (!schema?.resourceFields.length) return null
+  return (
+    <>
+      {schema.resourceFields
+        .filter((cf) => !RESOURCE_OWN.has(cf.name))
+        .map((cf) => {
+          // (SchemaField names the schema's field type in this module: its body, here)
+          const kind = formKind(cf.field)
+          if (kind === null) return null
+          if (kind === 'repeating') return <Repeating page={page} cf={cf} values={values} errors={errors} />
+          return <Control page={page} cf={cf} fname={cf.name} value={values[cf.name]} values={values} errors={errors} langs={schema.env.formLanguages} />
+        })}
+    </>
+  )
+}
+
+/** The error summary's labels of the resource form (undefined without resource fields: the keys). */
+export const resourceLabels = (page: Page, schema?: AnySchema) =>
+  schema?.resourceFields.length
+    ? errorLabels(page, schema.resourceFields, { url: page.t('publish.link'), upload: page.t('publish.upload'), name: page.t('common.name'), description: page.t('common.description'), format: page.t('common.format') })
+    : undefined
 
 /** Whether a form needs a first, hidden submit button (Enter in a field must save, not add a block). */
 export const hasBlocks = (fields: CompiledField[]) => fields.some((f) => f.sub && formKind(f.field) !== null)
@@ -502,6 +640,35 @@ function Shown({ page, cf, value }: { page: Page; cf: CompiledField; value: unkn
   const choices = () => choicesOf(page, f)
   const labelOf = (v: string) => choices().find((c) => c.value === v)?.label ?? v
   switch (kind) {
+    case 'fluent_text':
+    case 'fluent_markdown':
+    case 'fluent_link':
+    case 'fluent_tags': {
+      const v = fluentPick(page, fluentDict(value, page.deps.config.str('service.locale_default') || 'en'))
+      if (isBlank(v)) return null
+      if (kind === 'fluent_tags')
+        return (
+          <ul class="plain">
+            {asList(v).map((x) => (
+              <li>{x}</li>
+            ))}
+          </ul>
+        )
+      const s = asText(v)
+      if (kind === 'fluent_markdown') {
+        const html = renderMarkdown(s)
+        return html ? <Markdown html={html} /> : null
+      }
+      if (kind === 'fluent_link')
+        return /^https?:\/\//i.test(s.trim()) ? (
+          <a href={s.trim()} rel="nofollow">
+            {s.trim()}
+          </a>
+        ) : (
+          <>{s}</>
+        )
+      return <>{s}</>
+    }
     case 'repeating': {
       const items = (Array.isArray(value) ? value : typeof value === 'string' ? (safeJson(value) as unknown[]) ?? [] : []).filter((x) => x && typeof x === 'object') as Dict[]
       if (!items.length) return null
@@ -593,12 +760,12 @@ function Row({ page, cf, value }: { page: Page; cf: CompiledField; value: unknow
   )
 }
 
-/** The rows of a schema's own fields (not the core ones the page shows already) for its "Additional information" list. */
-export function SchemaRows({ page, schema, d, skip }: { page: Page; schema: AnySchema; d: Dict; skip?: Set<string> }) {
+/** The rows of a schema's own fields (not the core ones the page shows already) for its "Additional information" list; `fields`: these (a resource's) instead, but `skip`. */
+export function SchemaRows({ page, schema, d, skip, fields }: { page: Page; schema: AnySchema; d: Dict; skip?: Set<string>; fields?: CompiledField[] }) {
   return (
     <>
-      {schema.fields
-        .filter((cf) => !cf.core && !skip?.has(cf.name))
+      {(fields ?? schema.fields)
+        .filter((cf) => (fields ? true : !cf.core) && !skip?.has(cf.name))
         .map((cf) => (
           <Row page={page} cf={cf} value={d[cf.name]} />
         ))}

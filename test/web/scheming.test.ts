@@ -8,7 +8,7 @@ import { browser, csrfOf, signIn, type Browser } from '../helpers/web-browser'
 
 const F = 'test/fixtures/scheming/'
 const SCHEMING = {
-  'scheming.dataset_schemas': ['river-photos.yaml', 'monitoring-stations.yaml'].map((f) => F + f).join(' '),
+  'scheming.dataset_schemas': ['river-photos.yaml', 'monitoring-stations.yaml', 'fluent.yaml'].map((f) => F + f).join(' '),
   'scheming.organization_schemas': `${F}org-with-address.json`,
   'scheming.group_schemas': `${F}group-default.json ${F}group-with-status.json`,
   'scheming.presets': `ckanext.scheming:presets.json ckanext.fluent:presets.json ${F}presets-extra.json`,
@@ -257,6 +257,161 @@ describe('repeating subfields (monitoring-stations)', () => {
     expect(r.html).toMatch(/name="contacts-0-email" aria-describedby="contacts-0-email-error" aria-invalid="true"/)
     expect(r.html).toContain('<p class="field-error" id="contacts-0-email-error">Missing value</p>')
     expect(r.html).toMatch(/name="contacts-0-contact_name"[^>]* value="No address"/)
+  })
+})
+
+describe('resource forms from resource_fields (river-photos)', () => {
+  it('asks for the resource fields by preset, creates a resource with a choice, a date and JSON, and shows them', async () => {
+    const form = await b.get('/dataset/weir-in-flood/resource/new')
+    expect(form.res.status).toBe(200)
+    const h = form.html
+    // today's controls kept, the schema's own after them
+    for (const n of ['upload', 'url', 'name', 'description', 'format']) expect(fields(h)).toContain(n)
+    expect(h).toMatch(/<select id="field-lens" name="lens"[^>]*><option value="wide">Wide angle<\/option>/)
+    expect(h).toMatch(/name="taken_on"[^>]* type="date"/)
+    expect(h).toMatch(/name="taken_at_date" type="date"/)
+    expect(h).toMatch(/name="taken_at_tz_tz"/)
+    expect(h).toMatch(/<textarea id="field-exif" name="exif"/)
+    expect(h).toContain('placeholder="e.g. 2"')
+    const r = await b.post('/dataset/weir-in-flood/resource/new', {
+      _csrf_token: csrfOf(h),
+      url: 'https://example.org/photos/weir.jpg',
+      name: 'Weir photo',
+      format: 'JPEG',
+      fish_in_photo: '2',
+      other_subjects: 'a heron',
+      taken_on: '2024-04-02',
+      taken_at_date: '2024-04-02',
+      taken_at_time: '12:35',
+      exif: '{"iso": 400}',
+      lens: 'tele',
+    })
+    expect(r.res.status, r.html).toBe(303)
+    const d = await t.ok('package_show', { id: 'weir-in-flood' })
+    const res = d.resources.find((x: any) => x.name === 'Weir photo')
+    expect(res).toMatchObject({ fish_in_photo: 2, other_subjects: 'a heron', taken_on: '2024-04-02', taken_at: '2024-04-02T12:35:00', exif: { iso: 400 }, lens: 'tele' })
+    expect(r.res.headers.get('location')).toBe(`/dataset/weir-in-flood/resource/${res.id}`)
+    const page = await b.get(`/dataset/weir-in-flood/resource/${res.id}`)
+    expect(page.html).toContain('<dt>Lens</dt><dd>Telephoto</dd>')
+    expect(page.html).toMatch(/<dt>Date taken<\/dt><dd><time datetime="2024-04-02">Apr 2, 2024<\/time>/)
+    expect(page.html).toMatch(/<pre class="json">\{\n {2}&quot;iso&quot;: 400\n\}<\/pre>/)
+    expect(page.html).toContain('<dt>Fish in photo</dt><dd>2</dd>')
+    // the edit form is filled from the resource and saves a change
+    const edit = await b.get(`/dataset/weir-in-flood/resource/${res.id}/edit`)
+    expect(edit.html).toMatch(/<option value="tele" selected="">/)
+    expect(edit.html).toMatch(/name="taken_at_time" type="time" value="12:35"/)
+    const saved = await b.post(`/dataset/weir-in-flood/resource/${res.id}/edit`, {
+      _csrf_token: csrfOf(edit.html),
+      url: 'https://example.org/photos/weir.jpg',
+      name: 'Weir photo',
+      format: 'JPEG',
+      fish_in_photo: '3',
+      lens: 'wide',
+      exif: '',
+    })
+    expect(saved.res.status, saved.html).toBe(303)
+    const after = (await t.ok('resource_show', { id: res.id })) as any
+    expect(after).toMatchObject({ fish_in_photo: 3, lens: 'wide' })
+  })
+
+  it('shows a resource field\'s error by its field, and labels in the summary', async () => {
+    const form = await b.get('/dataset/weir-in-flood/resource/new')
+    const r = await b.post('/dataset/weir-in-flood/resource/new', {
+      _csrf_token: csrfOf(form.html),
+      url: 'https://example.org/photos/bad.jpg',
+      fish_in_photo: 'many',
+      taken_at_date: '2024-04-02',
+      taken_at_time: '99:99',
+      exif: '{',
+    })
+    expect(r.res.status).toBe(409)
+    expect(r.html).toMatch(/name="fish_in_photo" [^>]*aria-describedby="fish_in_photo-error" aria-invalid="true"/)
+    expect(r.html).toContain('<p class="field-error" id="fish_in_photo-error">Invalid integer</p>')
+    expect(r.html).toContain('id="taken_at_time-error">Time format incorrect</p>')
+    expect(r.html).toMatch(/id="exif-error">Invalid JSON/)
+    expect(r.html).toMatch(/value="many"/)
+    expect(r.html).toContain('<li>Fish in photo: Invalid integer</li>')
+    expect(r.html).toContain('<li>Date taken: Time taken: Time format incorrect</li>')
+    expect(r.html).not.toContain('<li>fish_in_photo:')
+  })
+})
+
+describe('fluent fields (bilingual-report)', () => {
+  it('asks for each language by its input, shows a missing one by its input, and creates the dataset', async () => {
+    const form = await b.get('/bilingual-report/new')
+    expect(form.res.status).toBe(200)
+    const h = form.html
+    // the field's own languages, else the schema's
+    expect(fields(h)).toEqual(expect.arrayContaining(['title_translated-en', 'title_translated-fr', 'methodology-en', 'methodology-fr', 'methodology-de', 'keywords-en', 'keywords-fr', 'landing_page-de']))
+    expect(fields(h)).not.toContain('title_translated-de')
+    expect(h).toContain('<label for="field-title_translated-fr">Title in French</label>')
+    expect(h).toMatch(/<textarea id="field-summary-en" name="summary-en" lang="en"/)
+    expect(h).toContain('<label for="field-methodology-de">Methodology (de)</label>')
+    const base = {
+      _csrf_token: csrfOf(h),
+      name: 'flood-report',
+      owner_org: org.id,
+      private: 'False',
+      'title_translated-en': 'Flood report',
+      'methodology-en': 'Gauges',
+      'methodology-fr': 'Jauges',
+      'keywords-en': 'flood, river',
+      'keywords-fr': 'crue, rivière',
+      'summary-en': 'In *short*',
+      'summary-fr': 'En *bref*',
+      'landing_page-en': 'https://example.org/report',
+    }
+    const bad = await b.post('/bilingual-report/new', base)
+    expect(bad.res.status).toBe(409)
+    expect(bad.html).toMatch(/name="title_translated-fr" lang="fr" aria-describedby="title_translated-fr-error[^"]*" aria-invalid="true"/)
+    expect(bad.html).toContain('<p class="field-error" id="title_translated-fr-error">Missing value</p>')
+    expect(bad.html).toContain('<p class="field-error" id="methodology-de-error">Missing value</p>')
+    expect(bad.html).toContain('<li>Title in French: Missing value</li>')
+    expect(bad.html).toContain('<li>Methodology (de): Missing value</li>')
+    expect(bad.html).toMatch(/name="methodology-fr"[^>]* value="Jauges"/)
+    const ok = await b.post('/bilingual-report/new', { ...base, 'title_translated-fr': 'Rapport de crue', 'methodology-de': 'Pegel' })
+    expect(ok.res.status, ok.html).toBe(303)
+    const d = await t.ok('package_show', { id: 'flood-report' }, sys)
+    expect(d).toMatchObject({
+      type: 'bilingual-report',
+      title_translated: { en: 'Flood report', fr: 'Rapport de crue' },
+      methodology: { en: 'Gauges', fr: 'Jauges', de: 'Pegel' },
+      keywords: { en: ['flood', 'river'], fr: ['crue', 'rivière'] },
+    })
+    // shown in the page's language, else the default
+    const en = await b.get('/dataset/flood-report')
+    expect(en.html).toContain('<dt>Methodology</dt><dd>Gauges</dd>')
+    expect(en.html).toContain('<li>flood</li>')
+    expect(en.html).toContain('<a href="https://example.org/report" rel="nofollow">')
+    const fr = await b.get('/fr/dataset/flood-report')
+    expect(fr.html).toContain('<dt>Méthodologie</dt><dd>Jauges</dd>')
+    expect(fr.html).toContain('<li>crue</li>')
+    expect(fr.html).toContain('<em>bref</em>')
+    // the edit form is filled by language
+    const edit = await b.get('/dataset/edit/flood-report')
+    expect(edit.html).toMatch(/name="methodology-de"[^>]* value="Pegel"/)
+    expect(edit.html).toMatch(/name="keywords-fr"[^>]* value="crue, rivière"/)
+  })
+})
+
+describe('the error summary', () => {
+  it('names fields by their labels, a block\'s subfield as "Stations 2: Station ID"', async () => {
+    const form = await b.get('/monitoring-stations/new')
+    const r = await b.post('/monitoring-stations/new', {
+      _csrf_token: csrfOf(form.html),
+      title: 'Bad summary',
+      notes: 'x',
+      owner_org: org.id,
+      'stations-0-station_id': 'S-1',
+      'stations-0-status': 'active',
+      'stations-0-sensors': 'level',
+      'contacts-0-contact_name': 'No address',
+    })
+    expect(r.res.status).toBe(409)
+    expect(r.html).toContain("<li>Contact 1: Email: Missing value</li>")
+    expect(r.html).not.toContain('<li>contacts-0-email:')
+    const river = await b.post('/river-photos/new', { _csrf_token: csrfOf(form.html), title: 'No date', river_section: 'upper', conditions: 'ice', is_public_domain: 'true', owner_org: org.id })
+    expect(river.html).toContain('<li>Date observed: Missing value</li>')
   })
 })
 

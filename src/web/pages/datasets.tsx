@@ -6,7 +6,7 @@ import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
 import type { Translate } from '../i18n'
 import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, phrase, readDatasetQuery, searchParams, withParams } from '../search-query'
-import { datasetSchemaOf, SchemaRows } from '../scheming'
+import { datasetSchemaOf, RESOURCE_OWN, SchemaRows } from '../scheming'
 import { SearchQueryError, SearchError, ValidationError } from '../../errors'
 import { datasetJsonLd, scriptJson, siteBase } from '../seo'
 import { structuredData } from '../../dcat/routes'
@@ -375,6 +375,8 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
   const d: Dict = await call(page, 'package_show', { id })
   const r = ((d.resources ?? []) as Dict[]).find((x) => x.id === resourceId)
   if (!r) return null
+  // the dataset type's resource_fields, each by its display_snippet, under the resource's own
+  const rschema = datasetSchemaOf(page, text(d.type) || 'dataset')
   const params = page.url.searchParams
   let preview: Dict | null = null
   let previewError = ''
@@ -526,6 +528,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
         )}
         <dt>{t('resource.datastore')}</dt>
         <dd>{r.datastore_active ? t('common.yes') : t('common.no')}</dd>
+        {rschema ? <SchemaRows page={page} schema={rschema} fields={rschema.resourceFields} d={r} skip={RESOURCE_OWN} /> : null}
       </dl>
     </Layout>
   )

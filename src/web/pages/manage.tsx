@@ -16,8 +16,8 @@ import { Crumbs, Layout } from '../layout'
 import { call, type Page } from '../page'
 import { CSRF_FIELD } from '../session'
 import { readForm, type Outcome } from './account'
-import { DatasetForm } from './publish'
-import { blockChange, DATASET_OWN, dataFromValues, datasetSchemaOf, flatErrors, sentBlocks, valuesFromForm, valuesFromObject } from '../scheming'
+import { DatasetForm, datasetLabels } from './publish'
+import { blockChange, DATASET_OWN, dataFromValues, datasetSchemaOf, flatErrors, hasBlocks, RESOURCE_OWN, ResourceSchemaFields, resourceLabels, sentBlocks, valuesFromForm, valuesFromObject } from '../scheming'
 import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, UserRoleForm, UserRoleTable, type Errors } from '../forms'
 import { collaboratorsEnabled, requireCanManageCollaborators } from '../../auth/collaborator'
 
@@ -63,7 +63,7 @@ export async function editDatasetView(page: Page, id: string, values?: Dict, err
     <Layout page={page} title={page.t('manage.editTitle', { title: titleOf(d) })}>
       <Crumbs page={page} items={[[page.t('nav.datasets'), '/dataset'], [titleOf(d), href], [page.t('common.edit'), `/dataset/edit/${encodeURIComponent(d.name)}`]]} />
       <h1>{page.t('manage.editHeading', { title: titleOf(d) })}</h1>
-      <Summary errors={errors} page={page} />
+      <Summary errors={errors} page={page} labels={datasetLabels(page, schema)} />
       <DatasetForm
         page={page}
         action={`/dataset/edit/${encodeURIComponent(d.name)}`}
@@ -152,7 +152,9 @@ const resourceHref = (d: Dict, r: Dict) => `${datasetHref(d)}/resource/${encodeU
 
 export async function editResourceView(page: Page, id: string, rid: string, values?: Dict, errors: Errors = {}) {
   const [d, r] = await editableResource(page, id, rid)
-  const v = values ?? { url: str(r.url), name: str(r.name), description: str(r.description), format: str(r.format) }
+  const schema = datasetSchemaOf(page, str(d.type) || 'dataset')
+  const own = { url: str(r.url), name: str(r.name), description: str(r.description), format: str(r.format) }
+  const v = values ?? (schema?.resourceFields.length ? { ...own, ...valuesFromObject(schema.resourceFields, r, RESOURCE_OWN) } : own)
   const base = resourceHref(d, r)
   const t = page.t
   const rtitle = str(r.name) || t('dataset.resource')
@@ -160,9 +162,14 @@ export async function editResourceView(page: Page, id: string, rid: string, valu
     <Layout page={page} title={t('manage.editTitle', { title: rtitle })}>
       <Crumbs page={page} items={[[t('nav.datasets'), '/dataset'], [titleOf(d), datasetHref(d)], [rtitle, base], [t('common.edit'), `${base}/edit`]]} />
       <h1>{t('manage.editHeading', { title: rtitle })}</h1>
-      <Summary errors={errors} page={page} />
+      <Summary errors={errors} page={page} labels={resourceLabels(page, schema)} />
       <form class="form" method="post" action={`${base}/edit`} enctype="multipart/form-data">
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+        {schema && hasBlocks(schema.resourceFields) ? (
+          <button type="submit" class="visually-hidden" tabindex={-1} aria-hidden="true">
+            {t('manage.updateResource')}
+          </button>
+        ) : null}
         <div>
           <label for="upload">{t('manage.replaceFile')}</label>
           <input id="upload" name="upload" type="file" {...invalid(errors, 'upload')} />
@@ -189,6 +196,7 @@ export async function editResourceView(page: Page, id: string, rid: string, valu
           <input id="format" name="format" type="text" value={str(v.format)} {...invalid(errors, 'format')} />
           <FieldError errors={errors} name="format" />
         </div>
+        <ResourceSchemaFields page={page} schema={schema} values={v} errors={errors} />
         <div>
           <button type="submit">{t('manage.updateResource')}</button> <a href={base}>{t('common.cancel')}</a>
         </div>
@@ -213,13 +221,22 @@ export async function updateResource(page: Page, id: string, rid: string): Promi
     const url = str(form.url).trim()
     if (url !== str(r.url)) data.url = url
     if (form.upload !== undefined) data.upload = form.upload
+    let values: Dict = { url, name: data.name, description: data.description, format: data.format }
+    // the dataset type's resource_fields: every one sent (an emptied one too), as the dataset form does
+    const schema = datasetSchemaOf(page, str(d.type) || 'dataset')
+    const fields = schema?.resourceFields.length ? schema.resourceFields : undefined
+    if (fields) {
+      Object.assign(values, valuesFromForm(fields, form, RESOURCE_OWN))
+      if (blockChange(form)) return { view: await editResourceView(page, id, rid, values) }
+      Object.assign(data, dataFromValues(fields, values, RESOURCE_OWN))
+    }
     try {
       await call(page, 'resource_patch', data)
       return { redirect: resourceHref(d, r) }
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e
-      const values = { url, name: data.name, description: data.description, format: data.format }
-      return { view: await editResourceView(page, id, rid, values, fieldErrors(e)), status: 409 }
+      if (fields) values = sentBlocks(fields, values)
+      return { view: await editResourceView(page, id, rid, values, fields ? flatErrors(e) : fieldErrors(e)), status: 409 }
     }
   } finally {
     // an upload no resource claimed (refused, invalid) leaves nothing stored

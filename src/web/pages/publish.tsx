@@ -14,7 +14,7 @@ import { CSRF_FIELD } from '../session'
 import { readForm, type Outcome } from './account'
 import { FieldError, fieldErrors, formRefused, invalid, PostButton, Summary, type Errors } from '../forms'
 import type { CompiledField } from '../../scheming/registry'
-import { blockChange, DATASET_OWN, dataFromValues, datasetSchemaOf, flatErrors, hasBlocks, SchemaField, sentBlocks, valuesFromForm, type AnySchema } from '../scheming'
+import { blockChange, DATASET_OWN, dataFromValues, datasetSchemaOf, errorLabels, flatErrors, hasBlocks, RESOURCE_OWN, ResourceSchemaFields, resourceLabels, SchemaField, sentBlocks, valuesFromForm, type AnySchema } from '../scheming'
 
 type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
@@ -129,7 +129,7 @@ export function DatasetForm(props: FormProps) {
       ) : null}
       {order.map((k) => {
         if (typeof k === 'string') return core[k]!()
-        return <SchemaField page={page} cf={k} values={values} errors={errors} />
+        return <SchemaField page={page} cf={k} values={values} errors={errors} langs={schema!.env.formLanguages} />
       })}
       <div>
         <button type="submit">{submit}</button>
@@ -151,6 +151,18 @@ function schemaOrder(schema: AnySchema): (string | CompiledField)[] {
   return out
 }
 
+/** The error summary's labels of the dataset form with a schema (undefined without: the keys). */
+export const datasetLabels = (page: Page, schema?: AnySchema) =>
+  schema
+    ? errorLabels(page, schema.fields, {
+        title: page.t('datasetForm.title'),
+        name: page.t('datasetForm.name'),
+        notes: page.t('common.descriptionMarkdown'),
+        tags: page.t('datasetForm.tags'),
+        owner_org: page.t('datasetForm.organization'),
+      })
+    : undefined
+
 /** Where a dataset type's pages are: /dataset for CKAN's own type, /<type> for a schema's. */
 export const typeBase = (type: string) => (type === 'dataset' ? '/dataset' : `/${type}`)
 
@@ -165,7 +177,7 @@ export async function newDatasetView(page: Page, values: Dict = {}, errors: Erro
     <Layout page={page} title={page.t('publish.createDataset')}>
       <Crumbs page={page} items={[[page.t('nav.datasets'), base], [page.t('publish.createDataset'), `${base}/new`]]} />
       <h1>{page.t('publish.createDataset')}</h1>
-      <Summary errors={errors} page={page} />
+      <Summary errors={errors} page={page} labels={datasetLabels(page, schema)} />
       <DatasetForm page={page} action={`${base}/new`} submit={page.t('publish.next')} values={values} errors={errors} orgs={orgs} licenses={licenses} schema={schema} />
     </Layout>
   )
@@ -217,13 +229,19 @@ export async function newResourceView(page: Page, id: string, values: Dict = {},
   const href = `/dataset/${encodeURIComponent(d.name)}`
   const t = page.t
   const title = str(d.title) || str(d.name)
+  const schema = datasetSchemaOf(page, str(d.type) || 'dataset')
   return (
     <Layout page={page} title={t('publish.addDataTitle', { title })}>
       <Crumbs page={page} items={[[t('nav.datasets'), '/dataset'], [title, href], [t('dataset.addData'), `${href}/resource/new`]]} />
       <h1>{t('publish.addDataHeading', { title })}</h1>
-      <Summary errors={errors} page={page} />
+      <Summary errors={errors} page={page} labels={resourceLabels(page, schema)} />
       <form class="form" method="post" action={`${href}/resource/new`} enctype="multipart/form-data">
         <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
+        {schema && hasBlocks(schema.resourceFields) ? (
+          <button type="submit" class="visually-hidden" tabindex={-1} aria-hidden="true">
+            {t('publish.add')}
+          </button>
+        ) : null}
         <div>
           <label for="upload">{t('publish.upload')}</label>
           <input id="upload" name="upload" type="file" {...invalid(errors, 'upload')} />
@@ -241,14 +259,17 @@ export async function newResourceView(page: Page, id: string, values: Dict = {},
         </div>
         <div>
           <label for="description">{t('common.description')}</label>
-          <textarea id="description" name="description" rows={3}>
+          <textarea id="description" name="description" rows={3} {...invalid(errors, 'description')}>
             {str(values.description)}
           </textarea>
+          <FieldError errors={errors} name="description" />
         </div>
         <div>
           <label for="format">{t('publish.formatHint')}</label>
-          <input id="format" name="format" type="text" value={str(values.format)} />
+          <input id="format" name="format" type="text" value={str(values.format)} {...invalid(errors, 'format')} />
+          <FieldError errors={errors} name="format" />
         </div>
+        <ResourceSchemaFields page={page} schema={schema} values={values} errors={errors} />
         <div>
           <button type="submit">{t('publish.add')}</button> <a href={href}>{t('publish.finish')}</a>
         </div>
@@ -266,16 +287,26 @@ export async function createResource(page: Page, id: string): Promise<Outcome> {
     const d: Dict = await call(page, 'package_show', { id })
     const data: Dict = { package_id: d.id }
     for (const k of ['url', 'name', 'description', 'format']) if (str(form[k]).trim()) data[k] = str(form[k]).trim()
+    // the dataset type's resource_fields (ckanext-scheming), read as the dataset form reads its fields
+    const schema = datasetSchemaOf(page, str(d.type) || 'dataset')
+    const fields = schema?.resourceFields.length ? schema.resourceFields : undefined
+    let values: Dict = { ...data }
+    if (fields) {
+      Object.assign(values, valuesFromForm(fields, form, RESOURCE_OWN))
+      if (blockChange(form)) return { view: await newResourceView(page, id, values) }
+      Object.assign(data, dataFromValues(fields, values, RESOURCE_OWN))
+    }
     if (form.upload !== undefined) data.upload = form.upload
     if (!data.upload && !data.url) {
-      return { view: await newResourceView(page, id, data, { url: [page.t('publish.uploadOrUrl')] }), status: 409 }
+      return { view: await newResourceView(page, id, values, { url: [page.t('publish.uploadOrUrl')] }), status: 409 }
     }
     try {
       const r: Dict = await call(page, 'resource_create', data)
       return { redirect: `/dataset/${encodeURIComponent(d.name)}/resource/${encodeURIComponent(r.id)}` }
     } catch (e) {
       if (!(e instanceof ValidationError)) throw e
-      return { view: await newResourceView(page, id, { ...data, upload: undefined }, fieldErrors(e)), status: 409 }
+      if (fields) values = sentBlocks(fields, values)
+      return { view: await newResourceView(page, id, values, fields ? flatErrors(e) : fieldErrors(e)), status: 409 }
     }
   } finally {
     // an upload no resource claimed (refused, invalid) leaves nothing stored
