@@ -13,7 +13,7 @@ import { dashboardPage, login, loginView, logout, type Outcome } from './pages/a
 import { SITEMAP_PAGE, siteBase, sitemapIndex, urlSet } from './seo'
 import { datasetPage, resourcePage, searchPage, typeSearchPage } from './pages/datasets'
 import { aboutPage, homePage } from './pages/home'
-import { listPage, readPage } from './pages/orgs'
+import { listPage, readPage, type Kind } from './pages/orgs'
 import { userPage } from './pages/user'
 import { createDataset, createResource, follow, newDatasetView, newResourceView } from './pages/publish'
 import { addMember, createGroup, deleteGroup, deleteGroupView, editGroupView, membersView, newGroupView, removeMember, updateGroup } from './pages/group-manage'
@@ -170,6 +170,7 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.get('/dataset/', route(source, 'Page', (page) => searchPage(page)))
   const signedInTyped = (render: (page: Page, type: string) => Promise<Child | Outcome | null>) => (page: Page, _c: Context, type: string) =>
     page.ctx.user ? render(page, type) : { redirect: `/user/login?came_from=${encodeURIComponent(page.url.pathname)}` }
+  const signInFirst = (page: Page): Outcome => ({ redirect: `/user/login?came_from=${encodeURIComponent(page.url.pathname)}` })
   const signedIn = (render: (page: Page, c: Context) => Promise<Child | Outcome | null>) => (page: Page, c: Context) =>
     page.ctx.user ? render(page, c) : { redirect: `/user/login?came_from=${encodeURIComponent(page.url.pathname)}` }
   app.get('/dataset/new', route(source, 'Page', signedIn((page) => newDatasetView(page))))
@@ -240,24 +241,31 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.post('/user/reset/:id', route(source, 'Page', (page, c) => resetPassword(page, c.req.param('id')!)))
   app.get('/user/:id', route(source, 'User', (page, c) => userPage(page, c.req.param('id')!)))
   // /<dataset type>/, /<type>/new, /<type>/<name>: the pages of each dataset type a schema declares
-  // (as CKAN registers them for every scheming type); any other such path is the 404 as before
-  const typed = (what: What, render: (page: Page, c: Context, type: string) => Promise<Child | Outcome | null> | Outcome) => {
-    const run = route(source, what, async (page, c) => (datasetTypeOf(page, c) ? render(page, c, c.req.param('type')!) : null))
+  // (as CKAN registers them for every scheming type), and /<type>/new, /<type>/<name> of each
+  // organization and group type; any other such path is the 404 as before
+  const SCHEMA_LISTS = ['scheming.dataset_schemas', 'scheming.organization_schemas', 'scheming.group_schemas']
+  const typed = (what: What, render: (page: Page, c: Context, type: string) => Promise<Child | Outcome | null> | Outcome, groupRender?: (page: Page, c: Context, type: string, kind: Kind) => Promise<Child | Outcome | null> | Child | Outcome) => {
+    const run = route(source, what, async (page, c) => {
+      const type = c.req.param('type')!
+      if (page.deps.schemas?.datasets.has(type)) return render(page, c, type)
+      const kind = groupRender && groupTypeOf(page, type)
+      return kind ? groupRender(page, c, type, kind) : null
+    })
     return (c: Context, next: Next) => {
       const type = c.req.param('type')!
-      if (type === 'api' || type === 'datastore' || type === 'dataset' || !source.config(c.req.raw).list('scheming.dataset_schemas').length) return next()
+      const config = source.config(c.req.raw)
+      if (type === 'api' || type === 'datastore' || type === 'dataset' || !SCHEMA_LISTS.some((k) => config.list(k).length)) return next()
       return run(c)
     }
   }
-  const datasetTypeOf = (page: Page, c: Context) => {
-    const type = c.req.param('type')!
-    return page.deps.schemas?.datasets.has(type) ? type : null
-  }
+  /** The kind of an organization or group type a schema declares (not the default ones, whose routes are above). */
+  const groupTypeOf = (page: Page, type: string): Kind | null =>
+    type !== 'organization' && type !== 'group' && page.deps.schemas?.organizations.has(type) ? 'organization' : type !== 'organization' && type !== 'group' && page.deps.schemas?.groups.has(type) ? 'group' : null
   app.get('/:type', typed('Page', (page, _c, type) => typeSearchPage(page, type)))
   app.get('/:type/', typed('Page', (page, _c, type) => typeSearchPage(page, type)))
-  app.get('/:type/new', typed('Page', signedInTyped((page, type) => newDatasetView(page, {}, {}, type))))
-  app.post('/:type/new', typed('Page', signedInTyped((page, type) => createDataset(page, type))))
-  app.get('/:type/:id', typed('Dataset', (page, c) => datasetPage(page, id(c))))
+  app.get('/:type/new', typed('Page', signedInTyped((page, type) => newDatasetView(page, {}, {}, type)), (page, _c, type, kind) => (page.ctx.user ? newGroupView(page, kind, {}, {}, type) : signInFirst(page))))
+  app.post('/:type/new', typed('Page', signedInTyped((page, type) => createDataset(page, type)), (page, _c, type, kind) => (page.ctx.user ? createGroup(page, kind, type) : signInFirst(page))))
+  app.get('/:type/:id', typed('Dataset', (page, c) => datasetPage(page, id(c)), (page, c, type, kind) => readPage(page, kind, id(c), type)))
   // other paths: the API's plain 404 under /api and /datastore, the 404 page elsewhere
   app.notFound(async (c) => {
     const path = new URL(c.req.url).pathname

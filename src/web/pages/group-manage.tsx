@@ -15,7 +15,7 @@ import { readForm, type Outcome } from './account'
 import { slugify } from './publish'
 import { ConfirmDelete, FieldError, fieldErrors, formRefused, invalid, Summary, UserRoleForm, UserRoleTable, type Errors } from '../forms'
 import type { Kind } from './orgs'
-import { blockChange, dataFromValues, flatErrors, GROUP_OWN, groupSchemaOf, SchemaField, valuesFromForm, valuesFromObject, type AnySchema } from '../scheming'
+import { blockChange, dataFromValues, errorLabels, flatErrors, GROUP_OWN, groupSchemaOf, SchemaField, valuesFromForm, valuesFromObject, type AnySchema } from '../scheming'
 
 type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' ? v : '')
@@ -58,7 +58,7 @@ function GroupForm(props: { page: Page; kind: Kind; action: string; submit: stri
         <FieldError errors={errors} name="image_url" />
       </div>
       {props.schema
-        ? props.schema.fields.filter((cf) => !GROUP_OWN.has(cf.name)).map((cf) => <SchemaField page={page} cf={cf} values={values} errors={errors} />)
+        ? props.schema.fields.filter((cf) => !GROUP_OWN.has(cf.name)).map((cf) => <SchemaField page={page} cf={cf} values={values} errors={errors} langs={props.schema!.env.formLanguages} />)
         : null}
       <div>
         <button type="submit">{submit}</button>
@@ -74,39 +74,44 @@ const formValues = (form: Dict) => ({
   image_url: str(form.image_url).trim(),
 })
 
-export function newGroupView(page: Page, kind: Kind, values: Dict = {}, errors: Errors = {}) {
+/** The error summary's labels of a group form with a schema (undefined without: the keys). */
+const groupLabels = (page: Page, schema?: AnySchema) =>
+  schema ? errorLabels(page, schema.fields, { title: page.t('common.name'), name: page.t('datasetForm.nameEdit'), description: page.t('common.descriptionMarkdown'), image_url: page.t('groupForm.image') }) : undefined
+
+/** /<kind>/new, and /<type>/new for an organization or group type a schema declares (created with that type, as CKAN does). */
+export function newGroupView(page: Page, kind: Kind, values: Dict = {}, errors: Errors = {}, type: string = kind) {
   const t = page.t
-  const schema = groupSchemaOf(page, kind, kind)
-  const create = t('groupForm.create', { kind })
+  const schema = groupSchemaOf(page, kind, type)
+  const create = type === kind ? t('groupForm.create', { kind }) : t('groupForm.createType', { type })
   return (
     <Layout page={page} title={create}>
-      <Crumbs page={page} items={[[t('orgs.title', { kind }), `/${kind}`], [create, `/${kind}/new`]]} />
+      <Crumbs page={page} items={[[t('orgs.title', { kind }), `/${kind}`], [create, `/${type}/new`]]} />
       <h1>{create}</h1>
-      <Summary errors={errors} page={page} />
-      <GroupForm page={page} kind={kind} action={`/${kind}/new`} submit={create} values={values} errors={errors} isNew schema={schema} />
+      <Summary errors={errors} page={page} labels={groupLabels(page, schema)} />
+      <GroupForm page={page} kind={kind} action={`/${type}/new`} submit={create} values={values} errors={errors} isNew schema={schema} />
     </Layout>
   )
 }
 
-export async function createGroup(page: Page, kind: Kind): Promise<Outcome> {
+export async function createGroup(page: Page, kind: Kind, type: string = kind): Promise<Outcome> {
   const form = await readForm(page)
   const refused = formRefused(page, form)
   if (refused) return refused
   // a schema's own fields (the organization or group type's), as the dataset form does
-  const schema = groupSchemaOf(page, kind, kind)
+  const schema = groupSchemaOf(page, kind, type)
   const values: Dict = formValues(form)
   if (schema) {
     Object.assign(values, valuesFromForm(schema.fields, form, GROUP_OWN))
-    if (blockChange(form)) return { view: newGroupView(page, kind, values) }
+    if (blockChange(form)) return { view: newGroupView(page, kind, values, {}, type) }
   }
   const extra = schema ? dataFromValues(schema.fields, values, GROUP_OWN) : {}
   try {
-    const g: Dict = await call(page, `${kind}_create`, { ...values, ...extra, name: values.name || slugify(values.title) })
-    return { redirect: `/${kind}/${encodeURIComponent(g.name)}` }
+    const g: Dict = await call(page, `${kind}_create`, { ...values, ...extra, name: values.name || slugify(values.title), ...(type === kind ? {} : { type }) })
+    return { redirect: `/${type}/${encodeURIComponent(g.name)}` }
   } catch (e) {
-    if (e instanceof NotAuthorized) return { view: newGroupView(page, kind, values, { _: [page.t('groupForm.notAllowed', { kind })] }), status: 403 }
+    if (e instanceof NotAuthorized) return { view: newGroupView(page, kind, values, { _: [page.t('groupForm.notAllowed', { kind })] }, type), status: 403 }
     if (!(e instanceof ValidationError)) throw e
-    return { view: newGroupView(page, kind, values, schema ? flatErrors(e) : fieldErrors(e)), status: 409 }
+    return { view: newGroupView(page, kind, values, schema ? flatErrors(e) : fieldErrors(e), type), status: 409 }
   }
 }
 
@@ -130,7 +135,7 @@ export async function editGroupView(page: Page, kind: Kind, id: string, values?:
       <Crumbs page={page} items={[[page.t('orgs.title', { kind }), `/${kind}`], [titleOf(g), href], [page.t('common.edit'), `/${kind}/edit/${encodeURIComponent(g.name)}`]]} />
       <h1>{page.t('manage.editHeading', { title: titleOf(g) })}</h1>
       <ManageNav kind={kind} g={g} page={page} />
-      <Summary errors={errors} page={page} />
+      <Summary errors={errors} page={page} labels={groupLabels(page, schema)} />
       <GroupForm
         page={page}
         kind={kind}

@@ -73,7 +73,8 @@ function GroupSchemaInfo({ page, kind, o }: { page: Page; kind: Kind; o: Dict })
   )
 }
 
-export async function readPage(page: Page, kind: Kind, id: string) {
+/** /<kind>/<name>, and /<type>/<name> for an organization or group of a schema's type (`type`: the page is that type's only). */
+export async function readPage(page: Page, kind: Kind, id: string, type?: string) {
   // the page shows the name, title and description; the datasets and counts come from the search
   const o: Dict = await call(page, `${kind}_show`, {
     id,
@@ -85,6 +86,7 @@ export async function readPage(page: Page, kind: Kind, id: string) {
     include_tags: false,
     include_followers: false,
   })
+  if (type && o.type !== type) return null
   const fq = kind === 'organization' ? `owner_org:${phrase(o.id)}` : `groups:${phrase(o.name)}`
   const { view } = await datasetSearch(page, `/${kind}/${encodeURIComponent(o.name)}`, fq)
   const title = text(o.display_name) || text(o.title) || text(o.name)
