@@ -1,5 +1,6 @@
 // The presets a site's `scheming.presets` names by module path: ckanext-scheming's default set
-// (`ckanext.scheming:presets.json`) and ckanext-fluent's (`ckanext.fluent:presets.json`), with the
+// (`ckanext.scheming:presets.json`), ckanext-fluent's (`ckanext.fluent:presets.json`) and
+// ckanext-dcat's (`ckanext.dcat.schemas:presets.yaml`), with the
 // same names, validators and snippets, so schema files written for them load unchanged.
 
 type Values = Record<string, unknown>
@@ -100,10 +101,17 @@ const FLUENT = [
   fluent('fluent_link', 'fluent_text.html', 'fluent_link.html', 'fluent_text', 'fluent_text_output'),
 ]
 
+// ckanext-dcat's presets file, which its DCAT-AP schemas (dcat_ap_full.yaml and the others) use
+const DCAT = [
+  p('dcat_date', { form_snippet: 'date.html', display_snippet: 'dcat_date.html', validators: 'ignore_missing dcat_date convert_to_json_if_datetime' }),
+  p('cr_title', { validators: 'not_empty unicode_safe', form_snippet: 'large_text.html', form_attrs: { 'data-module': 'slug-preview-target' } }),
+]
+
 /** The preset files known by their module path, as the `presets` list of a presets file. */
 export const BUILTIN_PRESETS: Record<string, { preset_name: string; values: Values }[]> = {
   'ckanext.scheming:presets.json': SCHEMING,
   'ckanext.fluent:presets.json': FLUENT,
+  'ckanext.dcat.schemas:presets.yaml': DCAT,
 }
 
 /** scheming's default for `scheming.presets`. */

@@ -304,6 +304,9 @@ const loadJson = (v: unknown) => {
   }
 }
 
+/** xsd:gYear, xsd:gYearMonth, xsd:date, with an optional zone (ckanext-dcat's dcat_date). */
+const XSD_DATE = /^-?([1-9][0-9]{3,}|0[0-9]{3})(-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?)?(Z|[+-]((0[0-9]|1[0-3]):[0-5][0-9]|14:00))?$/
+
 const LANG_RE = /^[a-z]{2,8}(-[0-9a-zA-Z]{1,8})*$/
 
 /** The languages a fluent field's form asks for (`form_languages`, else the site's). */
@@ -632,6 +635,69 @@ const VALIDATORS: Record<string, Factory> = {
         return [v]
       }
     }),
+  // ckan: the core tag_string is parsed by the dataset write; elsewhere (a subfield of ckanext-dcat's
+  // schemas) each comma-separated tag is checked and the text kept
+  tag_string_convert: (_a, field) => (run) => {
+    const v = run.value
+    if (v === ABSENT || v === null) {
+      if (field.field_name === 'tag_string') stop(run)
+      return
+    }
+    if (field.field_name === 'tag_string') return
+    const tags = typeof v === 'string' ? v.split(',').map((x) => x.trim()).filter(Boolean) : Array.isArray(v) ? v : []
+    for (const tag of tags) {
+      run.errors.push(...runChain([tagLength, tagName], run.key, tag, {}).errors)
+    }
+  },
+  // ckanext-dcat
+  dcat_date: () => (run) => {
+    const v = run.value
+    if (v === ABSENT) return
+    if (!v) {
+      run.value = null
+      return
+    }
+    if (v instanceof DateValue) return
+    if (typeof v !== 'string') {
+      run.errors.push('Dates must be provided as strings or datetime objects')
+      return
+    }
+    if (XSD_DATE.test(v) || parseDate(v) || parseDateTz(v)) return
+    run.errors.push('Date format incorrect. Supported formats are YYYY, YYYY-MM, YYYY-MM-DD and YYYY-MM-DDTHH:MM:SS')
+  },
+  scheming_multiple_number: (_a, field) => (run) => {
+    if (run.errors.length) return
+    let v = run.value
+    if (v && v !== ABSENT) {
+      if (!Array.isArray(v)) {
+        if (typeof v === 'string' && v.startsWith('[')) {
+          try {
+            v = JSON.parse(v)
+          } catch {
+            run.errors.push('Could not parse value')
+            return stop(run)
+          }
+        } else if (Number.isFinite(Number(v)) && String(v).trim() !== '') v = [Number(v)]
+        else {
+          run.errors.push('expecting list of numbers')
+          return stop(run)
+        }
+      }
+      const out: number[] = []
+      for (const el of v as unknown[]) {
+        if (!el) continue
+        const n = typeof el === 'number' || typeof el === 'string' ? Number(el) : NaN
+        if (!Number.isFinite(n) || (typeof el === 'string' && el.trim() === '')) run.errors.push(`invalid type for repeating number: ${pyRepr(el)}`)
+        else out.push(n)
+      }
+      if (run.errors.length) return stop(run)
+      run.value = JSON.stringify(out)
+    }
+    if ((run.value === ABSENT || run.value === '[]') && field.required) {
+      run.errors.push(MISSING)
+      stop(run)
+    }
+  },
   // ckanext-fluent
   fluent_text: (_a, field, env) => fluentText(field, env),
   fluent_text_output: (_a, _f, env) => map(fluentTextOutput(env)),
@@ -659,7 +725,6 @@ const VALIDATORS: Record<string, Factory> = {
  */
 const CORE_ONLY: Record<string, string[]> = {
   package_name_validator: ['name'],
-  tag_string_convert: ['tag_string'],
   owner_org_validator: ['owner_org'],
   group_name_validator: ['name'],
 }
