@@ -92,23 +92,25 @@ export type GroupParams = z.output<ReturnType<typeof groupParams>>
 
 /**
  * The params through the organization or group type's schema (scheming), where the site has one:
- * its fields checked, the non-core ones kept as extras. `current`: the shown dict of the group a
+ * its fields checked, the non-core ones kept as extras. `current`: reads the shown dict of the group a
  * patch changes (its schema fields and free extras are kept where the patch gives none, as CKAN's
  * patch is a show merged with the patch and updated).
  */
-export function withGroupSchema(
+export async function withGroupSchema(
   ctx: ActionContext,
-  o: { isOrg: boolean; type: string; create: boolean; current?: Record<string, unknown> },
+  o: { isOrg: boolean; type: string; create: boolean; current?: () => Promise<Record<string, unknown>> },
   input: Record<string, unknown>,
   params: GroupParams,
-): GroupParams {
+): Promise<GroupParams> {
   const schema = groupSchemaFor(ctx.schemas, o.isOrg, o.type)
   if (!schema) return params
   const raw: Record<string, unknown> = { ...input }
-  if (o.current) {
+  // read only where a schema applies: a patch of a group without one costs no extra read
+  const current = o.current && (await o.current())
+  if (current) {
     for (const f of schema.fields)
-      if (!(f.name in raw) && o.current[f.name] !== undefined && o.current[f.name] !== null) raw[f.name] = o.current[f.name]
-    if (raw.extras === undefined && Array.isArray(o.current.extras)) raw.extras = o.current.extras
+      if (!(f.name in raw) && current[f.name] !== undefined && current[f.name] !== null) raw[f.name] = current[f.name]
+    if (raw.extras === undefined && Array.isArray(current.extras)) raw.extras = current.extras
   }
   const typed = groupInput(schema, raw, o.create ? 'create' : 'update')
   if (Object.keys(typed.errors).length) throw new ValidationError(typed.errors)

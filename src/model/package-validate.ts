@@ -207,8 +207,9 @@ export const PACKAGE_TEXT = [
   'version',
 ] as const
 
-// ckan: extras may not reuse a top-level key of the dataset schema
-const ROOT_KEYS = new Set([
+// ckan: extras may not reuse a top-level key of the dataset schema (a scheming field of one of
+// these names is a core field, not an extra)
+export const ROOT_KEYS = new Set([
   'id',
   'name',
   'title',

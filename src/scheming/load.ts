@@ -62,12 +62,6 @@ export function registryFrom(s: SchemingSnapshot, localeDefault: string): Schema
   return new SchemaRegistry({ ...s, choicesHelpers, localeDefault: localeDefault || 'en' })
 }
 
-/** The site's schemas from its options, or undefined where no schema option is set. */
-export async function loadScheming(config: Config, read: SchemaReader): Promise<SchemaRegistry | undefined> {
-  const snapshot = await collectScheming(config, read)
-  return snapshot && registryFrom(snapshot, config.str('service.locale_default'))
-}
-
 /** `ckanext.example:x.yaml` → `ckanext/example/x.yaml` (under scheming.module_dir); null: not that form. */
 export function modulePath(name: string): string | null {
   const m = /^([A-Za-z_][\w.]*):(?!\/\/)(.+)$/.exec(name)

@@ -1,6 +1,7 @@
 // Schema files parsed, presets merged and validators compiled once, at start: the registry of
 // dataset, organization and group types the actions consult.
 import { parse as parseYaml } from 'yaml'
+import { ROOT_KEYS } from '../model/package-validate'
 import { BUILTIN_PRESETS } from './presets'
 import type { DatasetSchema, GroupSchema, PresetsFile, SchemaField, SchemaSource } from './types'
 import { compileValidators, HELPER_CHOICES, type SchemaEnv, type Step, ValidatorUnusable } from './validators'
@@ -8,12 +9,8 @@ import { compileValidators, HELPER_CHOICES, type SchemaEnv, type Step, Validator
 /** A schema that cannot be used: the message names the file and the field. */
 export class SchemaError extends Error {}
 
-/** Dataset keys the dataset write itself stores (a schema field of that name is not an extra). */
-export const DATASET_CORE_KEYS = new Set([
-  'id', 'name', 'title', 'author', 'author_email', 'maintainer', 'maintainer_email', 'license_id',
-  'notes', 'url', 'version', 'state', 'type', 'owner_org', 'private', 'resources', 'tags',
-  'tag_string', 'extras', 'groups', 'relationships_as_object', 'relationships_as_subject',
-])
+/** Dataset keys the dataset write itself takes (a schema field of that name is not an extra). */
+export const DATASET_CORE_KEYS: ReadonlySet<string> = ROOT_KEYS
 
 /** Group and organization keys stored in their own columns. */
 export const GROUP_CORE_KEYS = new Set([
@@ -110,7 +107,7 @@ function expandField(presets: Presets, field: SchemaField, where: string): Schem
 const required = (f: SchemaField) =>
   f.required !== undefined ? !!f.required : String(f.validators ?? '').split(/\s+/).includes('not_empty')
 
-function compileField(f: SchemaField, env: SchemaEnv, coreKeys: Set<string> | null, where: string): CompiledField {
+function compileField(f: SchemaField, env: SchemaEnv, coreKeys: ReadonlySet<string> | null, where: string): CompiledField {
   if (f.choices_helper && !f.choices) {
     const list = env.choicesHelpers[String(f.choices_helper)]
     if (!list)
@@ -137,7 +134,7 @@ function compileField(f: SchemaField, env: SchemaEnv, coreKeys: Set<string> | nu
   return { name: f.field_name, field: f, core, input, create, output, sub }
 }
 
-function compileFields(list: unknown, env: SchemaEnv, coreKeys: Set<string> | null, where: string, presets: Presets) {
+function compileFields(list: unknown, env: SchemaEnv, coreKeys: ReadonlySet<string> | null, where: string, presets: Presets) {
   if (list === undefined) return { expanded: [] as SchemaField[], compiled: [] as CompiledField[] }
   if (!Array.isArray(list)) throw new SchemaError(`${where}: fields must be a list`)
   const expanded = list.map((f) => expandField(presets, f as SchemaField, where))

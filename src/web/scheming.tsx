@@ -10,7 +10,7 @@ import type { ValidationError } from '../errors'
 import { Markdown } from './components'
 import { renderMarkdown } from './markdown'
 import type { Page } from './page'
-import type { Errors } from './forms'
+import { FieldError, invalid, type Errors } from './forms'
 
 type Dict = Record<string, any>
 export type AnySchema = CompiledSchema<unknown>
@@ -293,17 +293,6 @@ export const errorLabels = (page: Page, fields: CompiledField[], own: Record<str
 
 // ---- the form ----
 
-const errAttrs = (errors: Errors, name: string) => (errors[name]?.length ? { 'aria-invalid': 'true' as const, 'aria-describedby': `${name}-error` } : {})
-
-function Err({ errors, name }: { errors: Errors; name: string }) {
-  const list = errors[name]
-  if (!list?.length) return null
-  return (
-    <p class="field-error" id={`${name}-error`}>
-      {list.join(' ')}
-    </p>
-  )
-}
 
 function Help({ page, f, id }: { page: Page; f: SchemaField; id: string }) {
   const help = localText(page, f.help_text)
@@ -381,14 +370,14 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
                     {ownHelp}
                   </p>
                 ) : null}
-                <Err errors={errors} name={k} />
+                <FieldError errors={errors} name={k} />
               </div>
             )
           })}
           {kind === 'fluent_markdown' ? <p class="muted">{page.t('schema.markdownHint')}</p> : null}
           {kind === 'fluent_tags' ? <p class="muted">{page.t('schema.tagsHint')}</p> : null}
           <Help page={page} f={f} id={id} />
-          <Err errors={errors} name={key} />
+          <FieldError errors={errors} name={key} />
         </fieldset>
       )
     case 'large_text':
@@ -402,7 +391,7 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
           </textarea>
           {kind === 'markdown' ? <p class="muted">{page.t('schema.markdownHint')}</p> : null}
           <Help page={page} f={f} id={id} />
-          <Err errors={errors} name={key} />
+          <FieldError errors={errors} name={key} />
         </div>
       )
     case 'json':
@@ -413,7 +402,7 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
             {str}
           </textarea>
           <Help page={page} f={f} id={id} />
-          <Err errors={errors} name={key} />
+          <FieldError errors={errors} name={key} />
         </div>
       )
     case 'select': {
@@ -432,7 +421,7 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
             ))}
           </select>
           <Help page={page} f={f} id={id} />
-          <Err errors={errors} name={key} />
+          <FieldError errors={errors} name={key} />
         </div>
       )
     }
@@ -451,7 +440,7 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
             </label>
           ))}
           <Help page={page} f={f} id={id} />
-          <Err errors={errors} name={key} />
+          <FieldError errors={errors} name={key} />
         </fieldset>
       )
     }
@@ -469,7 +458,7 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
             ))}
           </select>
           <Help page={page} f={f} id={id} />
-          <Err errors={errors} name={key} />
+          <FieldError errors={errors} name={key} />
         </div>
       )
     }
@@ -479,7 +468,7 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
           <Label page={page} f={f} id={id} />
           <input {...common} type="date" value={str.slice(0, 10)} />
           <Help page={page} f={f} id={id} />
-          <Err errors={errors} name={key} />
+          <FieldError errors={errors} name={key} />
         </div>
       )
     case 'datetime':
@@ -487,7 +476,7 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
       const part = (p: string) => asText(values[`${key}_${p}`])
       const zones = Array.isArray(f.timezones) && f.timezones.length ? (f.timezones as unknown[]).map(asText) : DEFAULT_TIMEZONES
       const zoneList = zones.includes('UTC') ? zones : ['UTC', ...zones]
-      const sub = (p: string) => ({ id: `${id}_${p}`, name: `${key}_${p}`, ...errAttrs(errors, `${key}_${p}`) })
+      const sub = (p: string) => ({ id: `${id}_${p}`, name: `${key}_${p}`, ...invalid(errors, `${key}_${p}`) })
       return (
         <fieldset class="datetime">
           <legend>
@@ -497,12 +486,12 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
           <div>
             <label for={`${id}_date`}>{page.t('schema.date')}</label>
             <input {...sub('date')} type="date" value={part('date')} />
-            <Err errors={errors} name={`${key}_date`} />
+            <FieldError errors={errors} name={`${key}_date`} />
           </div>
           <div>
             <label for={`${id}_time`}>{localText(page, f.label_time) || page.t('schema.time')}</label>
             <input {...sub('time')} type="time" value={part('time')} />
-            <Err errors={errors} name={`${key}_time`} />
+            <FieldError errors={errors} name={`${key}_time`} />
           </div>
           {kind === 'datetime_tz' ? (
             <div>
@@ -514,11 +503,11 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
                   </option>
                 ))}
               </select>
-              <Err errors={errors} name={`${key}_tz`} />
+              <FieldError errors={errors} name={`${key}_tz`} />
             </div>
           ) : null}
           <Help page={page} f={f} id={id} />
-          <Err errors={errors} name={key} />
+          <FieldError errors={errors} name={key} />
         </fieldset>
       )
     }
@@ -541,7 +530,7 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
             </>
           ))}
           <Help page={page} f={f} id={id} />
-          <Err errors={errors} name={key} />
+          <FieldError errors={errors} name={key} />
         </fieldset>
       )
     }
@@ -552,7 +541,7 @@ function Control({ page, cf, fname: key, value, values, errors, inBlock, langs }
           <Label page={page} f={f} id={id} />
           <input {...common} {...number} value={str} />
           <Help page={page} f={f} id={id} />
-          <Err errors={errors} name={key} />
+          <FieldError errors={errors} name={key} />
         </div>
       )
   }
@@ -569,7 +558,7 @@ function Repeating({ page, cf, values, errors }: { page: Page; cf: CompiledField
     <fieldset class="repeating" id={`field-${cf.name}`}>
       <legend>{label}</legend>
       <Help page={page} f={f} id={`field-${cf.name}`} />
-      <Err errors={errors} name={cf.name} />
+      <FieldError errors={errors} name={cf.name} />
       {blocks.map((b, n) => (
         <fieldset class="block">
           <legend>

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCommand } from '../../scripts/start-command'
 import { tempDir } from '../helpers/temp-dirs'
+import { untilListening } from '../helpers/server'
 
 const dir = tempDir('ckan-edge-entry-scheming-')
 const dbFile = join(dir, 'catalogue.db')
@@ -21,25 +22,14 @@ const env = {
   SCHEMING__DATASET_SCHEMAS: 'test/fixtures/scheming/dataset.yaml',
 }
 let child: ReturnType<typeof spawn>
-let output = ''
+let output: () => string = () => ''
 
 beforeAll(async () => {
   const built = spawnSync(process.execPath, ['scripts/build.mjs', out], { encoding: 'utf8' })
   if (built.status !== 0) throw new Error(`build failed: ${built.stderr}`)
   const start = startCommand(out)
   child = spawn(process.execPath, start.args, { env: { ...env, ...start.env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 40000)
-    const onData = (b: Buffer) => {
-      output += b.toString()
-      if (output.includes('Listening on')) {
-        clearTimeout(timer)
-        resolve()
-      }
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-  })
+  output = await untilListening(child)
 }, 60_000)
 
 afterAll(() => {

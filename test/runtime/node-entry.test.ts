@@ -5,13 +5,14 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startCommand } from '../../scripts/start-command'
 import { tempDir } from '../helpers/temp-dirs'
+import { untilListening } from '../helpers/server'
 
 const dir = tempDir('ckan-edge-entry-')
 const dbFile = join(dir, 'catalogue.db')
 const port = 5900 + Math.floor(Math.random() * 90)
 const env = { ...process.env, DATABASE_URL: `file:${dbFile}`, PORT: String(port), HOST: '127.0.0.1' }
 let child: ReturnType<typeof spawn>
-let output = ''
+let output: () => string = () => ''
 
 beforeAll(async () => {
   // exactly what `npm start` runs: the build (into a dir of its own: test files run in parallel;
@@ -24,18 +25,7 @@ beforeAll(async () => {
     env: { ...env, ...start.env, MIGRATIONS_DIR: join(process.cwd(), 'drizzle') },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 40000)
-    const onData = (b: Buffer) => {
-      output += b.toString()
-      if (output.includes('Listening on')) {
-        clearTimeout(timer)
-        resolve()
-      }
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-  })
+  output = await untilListening(child)
 })
 
 afterAll(() => {
@@ -54,7 +44,7 @@ describe('node entry (npm start)', () => {
   })
 
   it('tells on first start how to get a sysadmin', () => {
-    expect(output).toContain('npm run admin -- sysadmin add')
+    expect(output()).toContain('npm run admin -- sysadmin add')
   })
 
   it('gives a working sysadmin key through the admin CLI', async () => {

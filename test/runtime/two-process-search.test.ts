@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tempDir } from '../helpers/temp-dirs'
+import { untilListening } from '../helpers/server'
 
 const dir = tempDir('ckan-edge-two-')
 const dbFile = join(dir, 'catalogue.db')
@@ -14,19 +15,7 @@ function start(port: number): Promise<void> {
   const env = { ...process.env, DATABASE_URL: `file:${dbFile}`, PORT: String(port), HOST: '127.0.0.1' }
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.push(child)
-  let output = ''
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start: ${output}`)), 40000)
-    const onData = (b: Buffer) => {
-      output += b.toString()
-      if (output.includes('Listening on')) {
-        clearTimeout(timer)
-        resolve()
-      }
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-  })
+  return untilListening(child).then(() => undefined)
 }
 
 const a = `http://127.0.0.1:${basePort}`

@@ -73,7 +73,7 @@ export function createAction({ name, isOrg }: { name: string; isOrg: boolean }) 
     async run(ctx, params, input) {
       refuseOrgType(isOrg, input)
       const image = planImage(ctx, 'group', input, undefined)
-      const typed = withGroupSchema(ctx, { isOrg, type: params.type || kind, create: true }, input, params)
+      const typed = await withGroupSchema(ctx, { isOrg, type: params.type || kind, create: true }, input, params)
       const p = { ...typed, image_url: image.imageUrl ?? typed.image_url }
       const row = await saveGroup(ctx, { isOrg, params: p, partial: false })
       await applyImage(ctx, image)

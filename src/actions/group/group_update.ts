@@ -66,8 +66,8 @@ export function updateAction(o: { name: string; isOrg: boolean; partial: boolean
     async run(ctx, params, input) {
       const existing = await loadGroup(ctx, params.id, { isOrg, notFound: NOT_FOUND })
       const image = planImage(ctx, 'group', input, existing.image_url)
-      const current = partial ? await groupDict(ctx, existing, UPDATE_RESULT) : undefined
-      const typed = withGroupSchema(ctx, { isOrg, type: existing.type, create: false, current }, input, params)
+      const current = partial ? () => groupDict(ctx, existing, UPDATE_RESULT) : undefined
+      const typed = await withGroupSchema(ctx, { isOrg, type: existing.type, create: false, current }, input, params)
       const p = { ...typed, image_url: image.imageUrl ?? typed.image_url }
       const row = await saveGroup(ctx, { isOrg, existing, params: p, partial })
       await applyImage(ctx, image)
