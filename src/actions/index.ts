@@ -6,6 +6,7 @@ import { actions as config } from './config'
 import { actions as dashboard } from './dashboard'
 import { actions as datastore } from './datastore'
 import { actions as dcat } from './dcat'
+import { actions as harvest } from './harvest'
 import { actions as follow } from './follow'
 import { actions as group } from './group'
 import { actions as job } from './job'
@@ -53,5 +54,5 @@ export const registry = build([
   follow, activity, dashboard,
   relationship, rating, taskStatus, termTranslation,
   resourceView, xloader,
-  job, changes, scheming, dcat,
+  job, changes, scheming, dcat, harvest,
 ])

@@ -440,3 +440,106 @@ export const loginFailures = sqliteTable(
   },
   (t) => [index('login_failure_since_idx').on(t.since)],
 )
+
+/**
+ * Harvesting (ckanext-harvest's model). A source is a dataset of type `harvest` (its url,
+ * source_type, frequency and config live on the dataset); these tables hold its runs.
+ * `harvest_job.status`: New | Running | Finished | Aborted (ckanext-harvest's words).
+ */
+export const harvestJobs = sqliteTable(
+  'harvest_job',
+  {
+    id: text().primaryKey(),
+    source_id: text().notNull(),
+    created: text().notNull(),
+    gather_started: text(),
+    gather_finished: text(),
+    finished: text(),
+    status: text().notNull().default('New'),
+    /** The background job (table job) that runs this harvest job's current stage. */
+    queue_job_id: text(),
+    /** Where an incremental source's next run starts (a changes_list cursor, a metadata_modified). */
+    cursor: text(),
+  },
+  (t) => [
+    index('harvest_job_source_idx').on(t.source_id, t.created),
+    // one job waiting or running per source, whoever creates it (an action, the scheduler)
+    uniqueIndex('harvest_job_open_idx')
+      .on(t.source_id)
+      .where(sql`status IN ('New', 'Running')`),
+  ],
+)
+
+/**
+ * One remote dataset in one run. `current` marks the object a local dataset was last written from
+ * (one per source and guid). state: WAITING | FETCH | IMPORT | COMPLETE | ERROR; report_status:
+ * added | updated | not modified | errored | deleted.
+ */
+export const harvestObjects = sqliteTable(
+  'harvest_object',
+  {
+    id: text().primaryKey(),
+    guid: text().notNull().default(''),
+    current: integer({ mode: 'boolean' }).notNull().default(false),
+    gathered: text().notNull(),
+    fetch_started: text(),
+    content: packedText(),
+    fetch_finished: text(),
+    import_started: text(),
+    import_finished: text(),
+    state: text().notNull().default('WAITING'),
+    metadata_modified_date: text(),
+    retry_times: integer().notNull().default(0),
+    harvest_job_id: text().notNull(),
+    harvest_source_id: text().notNull(),
+    package_id: text(),
+    report_status: text(),
+    /** SHA-256 of the content, to tell an unchanged remote dataset without comparing dicts. */
+    content_hash: text(),
+    /** harvest_object_extra as one JSON object of strings. */
+    extras: text().notNull().default('{}'),
+    /** Gather order within the job, so an import resumes where it stopped. */
+    seq: integer().notNull().default(0),
+  },
+  (t) => [
+    index('harvest_object_job_idx').on(t.harvest_job_id, t.state, t.seq),
+    index('harvest_object_source_guid_idx').on(t.harvest_source_id, t.guid, t.current),
+    index('harvest_object_package_idx').on(t.package_id),
+  ],
+)
+
+export const harvestGatherErrors = sqliteTable(
+  'harvest_gather_error',
+  {
+    id: text().primaryKey(),
+    harvest_job_id: text().notNull(),
+    message: text().notNull(),
+    created: text().notNull(),
+  },
+  (t) => [index('harvest_gather_error_job_idx').on(t.harvest_job_id)],
+)
+
+export const harvestObjectErrors = sqliteTable(
+  'harvest_object_error',
+  {
+    id: text().primaryKey(),
+    harvest_object_id: text().notNull(),
+    message: text().notNull(),
+    stage: text().notNull(),
+    line: integer(),
+    created: text().notNull(),
+  },
+  (t) => [index('harvest_object_error_object_idx').on(t.harvest_object_id)],
+)
+
+/** ckanext-harvest's harvest_log: what runs said, by level (DEBUG … CRITICAL). */
+export const harvestLogs = sqliteTable(
+  'harvest_log',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    content: text().notNull(),
+    level: text().notNull(),
+    created: text().notNull(),
+  },
+  (t) => [index('harvest_log_created_idx').on(t.created)],
+)

@@ -48,19 +48,21 @@ export async function createPackage(
   ctx: ActionContext,
   raw: Record<string, unknown>,
   policy: PackageWritePolicy,
+  opts: { also?: Stmt[] } = {},
 ): Promise<PackageDict> {
   const privileged = !!ctx.user?.sysadmin || !!ctx.ignoreAuth
   const { input, errors } = checkTyped(ctx, raw, 'create', optType(raw.type) || 'dataset', privileged)
   const look = await lookup(ctx, input, null)
   const state = await resolve(ctx, input, look, errors, null, policy)
   if (Object.keys(errors).length) throw new ValidationError(errors)
-  return write(ctx, input, look, state, null, true, policy)
+  return write(ctx, input, look, state, null, true, policy, { also: opts.also })
 }
 
 /**
  * Replaces a dataset with a raw data dict (auth already checked); returns its new dict.
  * `guard`: a statement that runs first in the batch and fails it (package-version.ts).
  * `defaultViews: false` (package_patch): new resources get no default views.
+ * `also`: statements that commit in the same batch as the dataset (a harvest object's outcome).
  */
 export async function updatePackage(
   ctx: ActionContext,
@@ -68,14 +70,14 @@ export async function updatePackage(
   target: PackageRow,
   current: PackageDict,
   policy: PackageWritePolicy,
-  opts: { guard?: Stmt; defaultViews?: boolean } = {},
+  opts: { guard?: Stmt; defaultViews?: boolean; also?: Stmt[] } = {},
 ): Promise<PackageDict> {
   const { input, errors } = checkTyped(ctx, raw, 'update', target.type, true)
   const look = await lookup(ctx, input, target)
   const state = await resolve(ctx, input, look, errors, target, policy)
   if (Object.keys(errors).length) throw new ValidationError(errors)
   const cur = { row: target, dict: current }
-  return write(ctx, input, look, state, cur, opts.defaultViews ?? true, policy, opts.guard)
+  return write(ctx, input, look, state, cur, opts.defaultViews ?? true, policy, opts)
 }
 
 const optType = (v: unknown) => (typeof v === 'string' ? v : '')
@@ -211,7 +213,7 @@ async function write(
   cur: Current | null,
   defaultViews: boolean,
   policy: PackageWritePolicy,
-  guard?: Stmt,
+  extra: { guard?: Stmt; also?: Stmt[] } = {},
 ): Promise<PackageDict> {
   const db = ctx.db
   const now = ctx.now()
@@ -243,7 +245,7 @@ async function write(
     if (!rel.object_package_id) rel.object_package_id = id
   }
 
-  const stmts: Stmt[] = guard ? [guard] : []
+  const stmts: Stmt[] = extra.guard ? [extra.guard] : []
   const changed: string[] = [id]
   if (r.renameDeleted) {
     // ckan: a deleted dataset gives up its name to a new one and takes its own id as name
@@ -332,6 +334,7 @@ async function write(
     const act = packageActivityRow(ctx, type, id, immutableJson(dict))
     if (act) stmts.push(rawInsert(activities, [act]))
   }
+  if (extra.also) stmts.push(...extra.also)
   await runWrite(ctx, stmts, changed)
   await syncDatasetFiles(ctx, id, input.resources ?? [], finalResources, look.resources)
   return dict

@@ -14,6 +14,7 @@ import { nodeJobRunners } from './node-job-runner'
 import { nodeLoaderPorts } from './node-loader'
 import { runOptionsFrom } from '../jobs/runner'
 import { jobKinds } from '../jobs/kinds'
+import { scheduleDueHarvests } from '../jobs/harvest/schedule'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
 import { withNotModified } from './node-not-modified'
@@ -116,6 +117,15 @@ sweepStaleFiles(config.str('service.storage_path'))
 // `npm run worker`), polling the queue in the catalogue database.
 const jobs = nodeJobRunners(deps.jobs, jobKinds, deps, runOptionsFrom(config))
 jobs.start()
+
+// Harvest sources whose frequency makes them due get a job every service.harvest.schedule_seconds.
+const scheduleEvery = config.int('service.harvest.schedule_seconds')
+if (scheduleEvery > 0)
+  setInterval(() => {
+    scheduleDueHarvests(deps)
+      .then((started) => started.length && jobs.wake())
+      .catch((e) => console.error('harvest scheduling failed', e))
+  }, scheduleEvery * 1000).unref()
 
 // At shutdown the search index is saved if it moved on since its last snapshot, so the next start
 // loads it instead of re-indexing up to a thousand datasets (at most 10 s of waiting).

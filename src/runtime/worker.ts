@@ -18,6 +18,7 @@ import {
 } from '../datastore/client-store'
 import { libsqlJobQueue } from '../jobs/job-queue'
 import { jobKinds } from '../jobs/kinds'
+import { scheduleDueHarvests } from '../jobs/harvest/schedule'
 import { drainEach, runOptionsFrom, type RunOutcome } from '../jobs/runner'
 import { directWriter } from '../model/write-batcher'
 import { pruneStatement } from '../model/changes'
@@ -132,6 +133,10 @@ function build(env: WorkerEnv): Built {
   // with services of its own; a job still running when the event ends is taken again once its
   // lease expires.
   const drainJobs = async () => {
+    // harvest sources whose frequency makes them due get their job first
+    await scheduleDueHarvests(await depsFor(config)).catch((e: unknown) =>
+      console.error('harvest scheduling failed:', e),
+    )
     const { queues, leaseMs } = runOptionsFrom(config)
     const { ran } = await drainEach(() => depsFor(config), jobKinds, {
       queues,

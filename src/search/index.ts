@@ -10,6 +10,8 @@ export interface Visibility {
   includePrivate: boolean
   /** The caller's permission labels; null = every dataset (sysadmin). */
   labels: string[] | null
+  /** Dataset types left out unless a filter asks for them (harvest sources). */
+  excludeTypes?: string[]
 }
 
 export interface SearchRequest {

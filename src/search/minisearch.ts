@@ -1,5 +1,5 @@
 // The in-memory engine: MiniSearch for analysed text, id sets for exact values, arrays for numbers.
-import { andInto, count, fromDocs, newBits, orInto, type Bits } from './bits'
+import { andInto, andNotInto, count, fromDocs, newBits, orInto, type Bits } from './bits'
 import type { IndexDoc } from './document'
 import { ExactField, type ExactDump } from './exact-field'
 import { Evaluator } from './evaluate'
@@ -205,6 +205,7 @@ export class MemoryIndex implements SearchIndex {
     if (v.states) for (const s of v.states) orInto(vis, this.exactBits('state', s))
     if (!v.includePrivate) andInto(vis, this.exactBits('capacity', 'public'))
     if (v.labels) andInto(vis, this.labelBits(v.labels))
+    for (const t of v.excludeTypes ?? []) andNotInto(vis, this.exactBits('dataset_type', t))
     andInto(matched, vis)
     budget.check()
     const total = count(matched)

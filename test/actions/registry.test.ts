@@ -146,13 +146,17 @@ describe('registry', () => {
   it('allows GET only for the read actions of the requirements', () => {
     // and this catalogue's own read actions beyond CKAN's (issue 19), and the read actions of the
     // extensions built in, as they declare them: ckanext-scheming's are side_effect_free, and so are
-    // ckanext-dcat's (dcat_dataset_show is POST only there)
+    // ckanext-dcat's (dcat_dataset_show is POST only there), and ckanext-harvest's getters
     const seed = new Set([
       ...SEED_READ_ACTIONS,
       'changes_list',
       'dcat_catalog_show',
       'dcat_catalog_search',
       ...['dataset', 'organization', 'group'].flatMap((k) => [`scheming_${k}_schema_list`, `scheming_${k}_schema_show`]),
+      // ckanext-harvest's side_effect_free actions
+      ...['harvest_source_show', 'harvest_source_show_status', 'harvest_source_list', 'harvest_job_show'],
+      ...['harvest_job_report', 'harvest_job_list', 'harvest_object_show', 'harvest_object_list'],
+      ...['harvest_log_list', 'harvesters_info_show'],
     ])
     const extra = all
       .filter((a) => a.readOnly)

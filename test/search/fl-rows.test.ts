@@ -20,7 +20,7 @@ beforeAll(async () => {
   await t.ok('package_create', { name: 'fl-a', title: '  Spaced title  ', notes: 'Some notes', author: '', version: '1.0', license_id: 'cc-by', url: 'https://example.com/a', owner_org: org.id }, sys)
   await t.ok('package_create', { name: 'fl-b', private: true, owner_org: org.id, maintainer: 'M', maintainer_email: 'm@example.com' }, sys)
   await t.ok('package_create', { name: 'fl-c', title: 'Plain', extras: [{ key: 'k', value: 'v' }], tags: [{ name: 'xx' }] }, sys)
-  await t.ok('package_create', { name: 'fl-d', type: 'harvest', author_email: 'a@example.com' }, sys)
+  await t.ok('package_create', { name: 'fl-d', type: 'showcase', author_email: 'a@example.com' }, sys)
 })
 afterAll(() => t?.client.close())
 

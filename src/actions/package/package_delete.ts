@@ -1,14 +1,9 @@
 // package_delete: marks a dataset deleted and drops it from its groups.
 import { z } from 'zod'
-import { and, eq, inArray } from 'drizzle-orm'
-import type { BatchItem } from 'drizzle-orm/batch'
 import { defineAction } from '../action'
 import { idOrName } from '../../validation/fields'
-import { activities, changeLog, groups, members, packages } from '../../db/schema'
-import { activityRow } from '../../model/activity'
-import { changeRow, packageDetail } from '../../model/changes'
-import { dropDatasetCollaborators } from '../../model/collaborator'
-import { forgetPackages, loadPackage, packageDict } from '../../model/package'
+import { loadPackage } from '../../model/package'
+import { deletePackage } from '../../model/package-delete'
 import { requireCanDeletePackage } from '../../auth/package'
 
 export const packageDelete = defineAction({
@@ -30,45 +25,7 @@ dataset_purge removes it for good. You must be allowed to edit the dataset.
   },
   params: z.object({ id: idOrName }),
   async run(ctx, { id }) {
-    const pkg = await loadPackage(ctx, id)
-    const now = ctx.now()
-    const before = await packageDict(ctx, pkg.id)
-    const groupIds = ctx.db
-      .select({ id: groups.id })
-      .from(groups)
-      .where(eq(groups.is_organization, false))
-    const steps: BatchItem<'sqlite'>[] = [
-      ctx.db
-        .update(packages)
-        .set({ state: 'deleted', metadata_modified: now })
-        .where(eq(packages.id, pkg.id)),
-      // Group memberships end with the dataset; ownership by its organization stays.
-      ctx.db
-        .update(members)
-        .set({ state: 'deleted' })
-        .where(
-          and(
-            eq(members.table_id, pkg.id),
-            eq(members.table_name, 'package'),
-            eq(members.state, 'active'),
-            inArray(members.group_id, groupIds),
-          ),
-        ),
-      ctx.db.insert(changeLog).values(changeRow('package', pkg.id, 'upsert', packageDetail({ state: 'deleted', private: pkg.private }, pkg))),
-      // ckan: and so do its collaborators
-      ...dropDatasetCollaborators(ctx, pkg.id),
-    ]
-    // ckan: private datasets record no activity, and "deleted package" is recorded only once
-    const activity =
-      pkg.private || pkg.state === 'deleted'
-        ? null
-        : activityRow(ctx, 'deleted package', pkg.id, {
-            package: { ...before, state: 'deleted', metadata_modified: now, groups: [] },
-          })
-    if (activity) steps.push(ctx.db.insert(activities).values(activity))
-    await ctx.db.batch(steps as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])
-    forgetPackages(ctx)
-    await ctx.changes.catchUp() // this process's cached collaborations too
+    await deletePackage(ctx, await loadPackage(ctx, id))
     return null // ckan: package_delete returns nothing
   },
 })

@@ -159,7 +159,13 @@ export const packageSearch = defineAction({
       hits = await index.search({
         q,
         filters: fqs,
-        visibility: { states, includePrivate: p.include_private, labels: await permissionLabels(ctx) },
+        visibility: {
+          states,
+          includePrivate: p.include_private,
+          labels: await permissionLabels(ctx),
+          // ckanext-harvest: harvest sources are datasets too, found only when the query asks for them
+          excludeTypes: [p.q ?? '', ...filters].some((f) => f.includes('dataset_type:harvest')) ? [] : ['harvest'],
+        },
         sort,
         start: p.start ?? 0,
         rows,

@@ -43,30 +43,35 @@ export async function openSource(
   return fetchLinked(deps, res.url)
 }
 
-async function checkHost(deps: Deps, url: URL) {
-  if (deps.config.bool('service.loader.allow_private_urls')) return
+/**
+ * Why `url` may not be fetched (the SSRF guard: loopback, link-local and private addresses,
+ * unless service.loader.allow_private_urls), or undefined when it may. Shared by the loader and
+ * the harvesters.
+ */
+export async function fetchRefusal(deps: Deps, url: URL): Promise<string | undefined> {
+  if (deps.config.bool('service.loader.allow_private_urls')) return undefined
   const host = url.hostname
   const literal = addressLiteral(host)
-  const refuse = () => {
-    throw new LoadError(
-      `Refusing to fetch ${url.origin}: it is a loopback, link-local or private address ` +
-        '(service.loader.allow_private_urls allows it)',
-    )
-  }
-  if (literal !== undefined) {
-    if (isBlockedAddress(literal)) refuse()
-    return
-  }
-  if (host === 'localhost' || host.endsWith('.localhost')) refuse()
+  const refusal =
+    `Refusing to fetch ${url.origin}: it is a loopback, link-local or private address ` +
+    '(service.loader.allow_private_urls allows it)'
+  if (literal !== undefined) return isBlockedAddress(literal) ? refusal : undefined
+  if (host === 'localhost' || host.endsWith('.localhost')) return refusal
   const resolve = deps.loader?.resolve
-  if (!resolve) return // Workers: the platform's fetch cannot reach private ranges
+  if (!resolve) return undefined // Workers: the platform's fetch cannot reach private ranges
   let addresses: string[]
   try {
     addresses = await resolve(host)
   } catch (e) {
-    throw new LoadError(`Could not resolve ${host}: ${(e as Error).message}`)
+    return `Could not resolve ${host}: ${(e as Error).message}`
   }
-  if (!addresses.length || addresses.some(isBlockedAddress)) refuse()
+  if (!addresses.length || addresses.some(isBlockedAddress)) return refusal
+  return undefined
+}
+
+async function checkHost(deps: Deps, url: URL) {
+  const refusal = await fetchRefusal(deps, url)
+  if (refusal) throw new LoadError(refusal)
 }
 
 /**
