@@ -170,6 +170,7 @@ export async function runGather(deps: Deps, jobId: string): Promise<Record<strin
     log: (level, message) => void logs.push(logStatement(deps.now(), level, message)),
     error: (message) => void errors.push(message),
     fullListing: () => void (full = true),
+    knownGuids: () => [...currents.keys()],
     deleted: (guid) => void deleted.add(guid),
     setCursor: (c) => void (cursor = c),
   }

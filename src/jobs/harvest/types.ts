@@ -46,6 +46,8 @@ export interface GatherContext {
   error(message: string): void
   /** The listing is complete: local datasets of guids it did not list are deleted. */
   fullListing(): void
+  /** The guids this source's local datasets were written from (to tell what an id listing lacks). */
+  knownGuids(): string[]
   /** A remote dataset known to be gone (incremental sources that report deletions). */
   deleted(guid: string): void
   /** Where the next incremental run starts (kept on the job). */
