@@ -6,7 +6,7 @@ import type { InValue } from '@libsql/client'
 
 /** ckanext-harvest: a number that does not read as one falls back to the default. */
 const lenientInt = (def: number) =>
-  z.unknown().transform((v) => {
+  z.unknown().optional().transform((v) => {
     const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN
     return Number.isSafeInteger(n) && n >= 0 ? Math.min(n, 1000) : def
   })

@@ -4,7 +4,6 @@ import type { ActionContext } from '../../context'
 import type { ErrorDict } from '../../errors'
 import { FREQUENCIES, HARVEST_TYPE, SOURCE_KEYS, sourceFromDict, sourceIds } from '../../model/harvest'
 import { packageDicts } from '../../model/package'
-import { pyRepr } from '../../lib/py-repr'
 import { isMissing, MISSING } from '../../validation/fields'
 import { harvesterNamed, harvesterNames } from './registry'
 
@@ -40,7 +39,7 @@ export async function sourceDatasetInput(
   const type = isMissing(raw.source_type) ? '' : String(raw.source_type)
   if (!type) add('source_type', MISSING)
   else if (!harvesterNamed(type))
-    add('source_type', `Unknown harvester type: ${type}. Registered types: ${pyRepr(harvesterNames())}`)
+    add('source_type', `Unknown harvester type: ${type}. Registered types: [${harvesterNames().map((n) => `'${n}'`).join(', ')}]`)
 
   let frequency = 'MANUAL'
   if (!isMissing(raw.frequency)) {
