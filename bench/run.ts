@@ -12,6 +12,7 @@ import { dashboardBench } from './dashboard'
 import { loaderBench } from './loader'
 import { uploadBench } from './upload'
 import { scaleBench } from './scale'
+import { harvestBench } from './harvest'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
@@ -105,4 +106,14 @@ if (!only || only === 'validators') {
 if (only === 'scale-out') {
   console.log('\n# 5. scale-out: package_show and package_search on 1-3 embedded-replica processes behind a round-robin proxy, beside one process on a file')
   await scaleOutBench()
+}
+
+if (!only || only === 'harvest') {
+  // BENCH_HARVEST_DATASETS (10000), BENCH_HARVEST_CHANGES (100), BENCH_CREATE_CONNECTIONS (16)
+  console.log('\n# 10. harvest: a ckan source (a second server) harvested from scratch, then after remote changes, beside package_create')
+  const r = await harvestBench()
+  console.log(`package_create (${r.packageCreate.clients} clients): ${fmt(r.packageCreate.rate)} datasets/s`)
+  console.log(`full harvest of ${fmt(r.datasets)} datasets: ${r.full.seconds} s, ${fmt(r.full.rate)} datasets/s, peak RSS ${r.full.peakRssMb} MB`)
+  console.log(`  full harvest / package_create:    ${pct(r.full.ratio)}   (target ≥ 50%: ${r.full.ratio >= 0.5 ? 'met' : 'NOT met'})`)
+  console.log(`incremental run after ${r.changes} changes: ${r.incremental.seconds} s   (target < 10 s: ${r.incremental.seconds < 10 ? 'met' : 'NOT met'})`)
 }
