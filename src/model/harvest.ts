@@ -412,11 +412,12 @@ export function settleObjectStatements(
       sql: `UPDATE harvest_object SET current = 0 WHERE harvest_source_id = ? AND guid = ? AND current = 1 AND id <> ?`,
       args: [obj.harvest_source_id, obj.guid, obj.id],
     })
+  // an object another runner settled meanwhile (a lease that ran out under a live runner) stays
   out.push({
     sql: `UPDATE harvest_object SET state = ?, report_status = ?, import_finished = ?,
             fetch_finished = COALESCE(fetch_finished, ?), package_id = COALESCE(?, package_id),
             current = ?
-          WHERE id = ?`,
+          WHERE id = ? AND state NOT IN ('COMPLETE', 'ERROR')`,
     args: [
       outcome.state,
       outcome.report_status,
@@ -439,8 +440,10 @@ export function objectErrorStatement(
   line: number | null = null,
 ): RawStatement {
   return {
-    sql: `INSERT INTO harvest_object_error (id, harvest_object_id, message, stage, line, created) VALUES (?, ?, ?, ?, ?, ?)`,
-    args: [deps.newId(), objectId, message, stage, line, now],
+    sql: `INSERT INTO harvest_object_error (id, harvest_object_id, message, stage, line, created)
+          SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (
+            SELECT 1 FROM harvest_object WHERE id = ? AND state NOT IN ('COMPLETE', 'ERROR'))`,
+    args: [deps.newId(), objectId, message, stage, line, now, objectId],
   }
 }
 
