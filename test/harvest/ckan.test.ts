@@ -130,6 +130,18 @@ describe('the ckan harvester', () => {
     expect((await t.ok('package_show', { id: 'ds-two' })).state).toBe('active')
   })
 
+  it('harvests private datasets too with an api_key', async () => {
+    const org = await remote.ok('organization_create', { name: 'key-org' }, rsys)
+    await remote.ok('package_create', { name: 'key-public', owner_org: org.id }, rsys)
+    const secret = await remote.ok('package_create', { name: 'key-secret', owner_org: org.id, private: true }, rsys)
+    const localOrg = await t.ok('organization_create', { name: 'key-mirror' }, sys)
+    const src = await source(srv.url, { organizations_filter_include: ['key-org'], api_key: rsys.apikey }, { owner_org: localOrg.id })
+    const job = await runHarvest(t, src, sys)
+    expect(job.stats).toMatchObject({ added: 2, errored: 0 })
+    expect(await t.ok('package_show', { id: secret.id }, sys)).toMatchObject({ private: true, owner_org: localOrg.id })
+    expect((await t.call('package_show', { id: secret.id })).status).toBe(403)
+  })
+
   it('filters by organization and group, as include or exclude lists', async () => {
     const ors = await Promise.all(['f-org-a', 'f-org-b'].map((name) => remote.ok('organization_create', { name }, rsys)))
     await remote.ok('group_create', { name: 'f-grp' }, rsys)
