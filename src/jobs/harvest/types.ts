@@ -32,8 +32,9 @@ export interface GatherContext {
   /** This run's job id. */
   jobId: string
   /**
-   * Where the last finished run of this source got to: its gather start (for a `since` filter)
-   * and the cursor it left. Absent: a first run, or `force_all`.
+   * Where the last finished run of this source without errors got to (ckanext-harvest's last
+   * error-free job): its gather start (for a `since` filter) and the cursor it left. Absent: no
+   * such run yet, or `force_all`.
    */
   previous?: { gather_started: string; cursor: string | null }
   fetch: HarvestFetcher
