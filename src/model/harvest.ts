@@ -215,6 +215,22 @@ export async function lastFinishedJob(deps: Pick<Deps, 'read'>, sourceId: string
   return r ? toJob(r) : undefined
 }
 
+/**
+ * The source's last finished job without errors (no gather error, no object that failed to import):
+ * where an incremental run starts, as ckanext-harvest's last_error_free_job (a run that failed part
+ * of its listing or imports must not move the `since` point past what it missed).
+ */
+export async function lastErrorFreeJob(deps: Pick<Deps, 'read'>, sourceId: string) {
+  const [r] = await deps.read(
+    `SELECT ${JOB_COLUMNS} FROM harvest_job j WHERE source_id = ? AND status = 'Finished' AND gather_started IS NOT NULL
+       AND NOT EXISTS (SELECT 1 FROM harvest_gather_error g WHERE g.harvest_job_id = j.id)
+       AND NOT EXISTS (SELECT 1 FROM harvest_object o WHERE o.harvest_job_id = j.id AND o.state = 'ERROR')
+     ORDER BY gather_started DESC, rowid DESC LIMIT 1`,
+    [sourceId],
+  )
+  return r ? toJob(r) : undefined
+}
+
 export interface HarvestObjectRow {
   id: string
   guid: string

@@ -19,6 +19,8 @@ export interface HarvestFetcher {
 }
 
 const MAX_REDIRECTS = 5
+/** How much of an HTTP error's answer is read (for the error's `response`). */
+const ERROR_BODY_BYTES = 65_536
 
 export function harvestFetcher(deps: Deps, limits: { timeoutMs: number; maxBytes: number }): HarvestFetcher {
   async function text(link: string, opts: { accept?: string; headers?: Record<string, string> } = {}): Promise<FetchedText> {
@@ -55,8 +57,9 @@ export function harvestFetcher(deps: Deps, limits: { timeoutMs: number; maxBytes
           continue
         }
         if (!res.ok) {
-          await res.body?.cancel()
-          throw new HarvestError(`Fetching ${url.href} answered HTTP ${res.status}`)
+          // the start of the answer is kept: an API's error body says why (a refused parameter...)
+          const body = await readLimited(res, ERROR_BODY_BYTES, url.href, controller.signal, limits.timeoutMs).catch(() => '')
+          throw new HarvestError(`Fetching ${url.href} answered HTTP ${res.status}`, { status: res.status, body })
         }
         const body = await readLimited(res, limits.maxBytes, url.href, controller.signal, limits.timeoutMs)
         return { url: url.href, status: res.status, contentType: res.headers.get('content-type') ?? '', text: body }

@@ -14,7 +14,7 @@ import {
   HARVEST_EXTRAS,
   HARVEST_TYPE,
   insertObjectsStatements,
-  lastFinishedJob,
+  lastErrorFreeJob,
   logStatement,
   objectErrorStatement,
   pendingObjects,
@@ -130,7 +130,7 @@ export async function runGather(deps: Deps, jobId: string): Promise<Record<strin
 
   const limits = harvestLimits(deps)
   const config = sourceConfig(source)
-  const previous = config.force_all === true || config.force_all === 'true' ? undefined : await lastFinishedJob(deps, source.id)
+  const previous = config.force_all === true || config.force_all === 'true' ? undefined : await lastErrorFreeJob(deps, source.id)
   const currents = await currentObjects(deps, source.id)
   const errors: string[] = []
   const logs: RawStatement[] = []
@@ -339,6 +339,8 @@ async function importObject(
       deps: ctx,
       source,
       config: sourceConfig(source),
+      jobId: obj.harvest_job_id,
+      objectId: obj.id,
       log: (level, message) => void logWrite(ctx, level, message),
     }
     const result = await harvester.toDataset({ guid: obj.guid, content: obj.content, extras: obj.extras }, ictx)

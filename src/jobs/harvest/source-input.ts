@@ -63,7 +63,7 @@ export async function sourceDatasetInput(
         add('config', 'Error parsing the configuration options: the configuration must be a JSON object')
       else {
         try {
-          harvesterNamed(type)?.validateConfig?.(parsed as Record<string, unknown>)
+          await harvesterNamed(type)?.validateConfig?.(parsed as Record<string, unknown>, ctx)
           config = JSON.stringify(parsed)
         } catch (e) {
           add('config', `Error parsing the configuration options: ${(e as Error).message}`)

@@ -1,6 +1,6 @@
 // What a harvester (a source type) is: its info, its config check, how it lists a source's remote
 // datasets (gather) and how one remote dataset becomes a local dataset dict (import).
-import type { Deps } from '../../context'
+import type { ActionContext, Deps } from '../../context'
 import type { HarvestSource, LogLevel } from '../../model/harvest'
 import type { HarvestFetcher } from './fetch'
 
@@ -32,8 +32,9 @@ export interface GatherContext {
   /** This run's job id. */
   jobId: string
   /**
-   * Where the last finished run of this source got to: its gather start (for a `since` filter)
-   * and the cursor it left. Absent: a first run, or `force_all`.
+   * Where the last finished run of this source without errors got to (ckanext-harvest's last
+   * error-free job): its gather start (for a `since` filter) and the cursor it left. Absent: no
+   * such run yet, or `force_all`.
    */
   previous?: { gather_started: string; cursor: string | null }
   fetch: HarvestFetcher
@@ -58,6 +59,9 @@ export interface ImportContext {
   deps: Deps
   source: HarvestSource
   config: Record<string, unknown>
+  /** The job and the harvest object being imported (for values that name them). */
+  jobId: string
+  objectId: string
   log(level: LogLevel, message: string): void
 }
 
@@ -68,8 +72,11 @@ export type ImportResult =
 
 export interface Harvester {
   info: HarvesterInfo
-  /** Checks (and may normalise) the parsed config; throws an Error whose message says what is wrong. */
-  validateConfig?(config: Record<string, unknown>): void
+  /**
+   * Checks (and may normalise) the parsed config; throws an Error whose message says what is wrong.
+   * `ctx`: the caller's, to look up what the config names (users, groups).
+   */
+  validateConfig?(config: Record<string, unknown>, ctx: ActionContext): void | Promise<void>
   /** Lists the source's remote datasets, page by page. */
   gather(ctx: GatherContext): AsyncIterable<GatheredObject>
   /** The dataset dict one remote record becomes (before the source's org and harvest extras). */
@@ -79,4 +86,12 @@ export interface Harvester {
 }
 
 /** A harvester's failure with a message meant for the job report. */
-export class HarvestError extends Error {}
+export class HarvestError extends Error {
+  /** `response`: the HTTP error answer that caused it (its status and the start of its body). */
+  constructor(
+    message: string,
+    readonly response?: { status: number; body: string },
+  ) {
+    super(message)
+  }
+}
