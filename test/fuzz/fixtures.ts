@@ -21,6 +21,8 @@ export interface Pool {
   activity: string[]
   task: string[]
   token: string[]
+  /** a harvest source (a `ckan` one: no job of the fuzz ever runs) and its waiting job */
+  harvest: string[]
 }
 
 type Dict = Record<string, unknown>
@@ -80,6 +82,12 @@ export async function makeFixtures(t: TestEnv, sys: Caller): Promise<Pool> {
   await t.ok('api_token_create', { user: other.name, name: 'fuzz token' }, sys)
   const tokens = (await t.ok('api_token_list', { user: other.name }, sys)) as Dict[]
   const activities = (await t.ok('package_activity_list', { id: pub.id }, sys)) as Dict[]
+  const source = await t.ok(
+    'harvest_source_create',
+    { name: uniq('fz-src'), url: `http://example.com/${uniq('catalogue')}`, source_type: 'ckan', owner_org: org.id },
+    sys,
+  )
+  const harvestJob = await t.ok('harvest_job_create', { source_id: source.id, run: false }, sys)
   const ids = (...objs: Dict[]) => objs.flatMap((o) => [o.id, o.name].filter(Boolean) as string[])
   return {
     dataset: ids(pub, priv),
@@ -94,6 +102,7 @@ export async function makeFixtures(t: TestEnv, sys: Caller): Promise<Pool> {
     activity: activities.slice(0, 2).map((a) => a.id as string),
     task: [task.id],
     token: tokens.map((tk) => tk.id as string),
+    harvest: [...ids(source), harvestJob.id],
   }
 }
 
@@ -113,6 +122,7 @@ export async function fixturesStand(t: TestEnv, sys: Caller, p: Pool): Promise<b
     ['user_show', { id: p.user[0] }],
     ['vocabulary_show', { id: p.vocab[0] }],
     ['resource_view_show', { id: p.view[0] }],
+    ['harvest_source_show', { id: p.harvest[0] }],
   ]
   for (const [action, params] of checks) if (!(await active(action, params))) return false
   return true
@@ -121,6 +131,7 @@ export async function fixturesStand(t: TestEnv, sys: Caller, p: Pool): Promise<b
 /** The kind of object an action is about, from its name: what its `id` most likely names. */
 export function kindOf(action: string): keyof Pool | undefined {
   const rules: [RegExp, keyof Pool][] = [
+    [/harvest/, 'harvest'],
     [/resource_view/, 'view'],
     [/datastore|xloader|datapusher/, 'table'],
     [/resource/, 'resource'],
@@ -224,6 +235,8 @@ export function valuesFor(
     order_by: fc.constantFrom('name', 'package_count', 'title', 'created'),
     resource_id: fc.oneof(of('table'), of('resource')),
     package_id: datasets,
+    source_id: fc.oneof(of('harvest'), anyId),
+    dataset_id: datasets,
     dataset: datasets,
     package: datasets,
     subject: datasets,
