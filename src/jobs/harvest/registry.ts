@@ -1,8 +1,10 @@
 // The harvesters (source types) this catalogue has, by name.
 import type { Harvester } from './types'
+import { dcatJsonHarvester } from './harvesters/dcat-json'
+import { dcatRdfHarvester } from './harvesters/dcat-rdf'
 
 /** Every harvester; a new one is defined in harvesters/ and added here. */
-export const HARVESTERS: Harvester[] = []
+export const HARVESTERS: Harvester[] = [dcatRdfHarvester, dcatJsonHarvester]
 
 export const harvesterNamed = (name: string): Harvester | undefined => HARVESTERS.find((h) => h.info.name === name)
 
