@@ -6,7 +6,7 @@
 // harvest actions as the caller, so a source the caller may not see, or jobs of a source they may
 // not edit, are the 404 page.
 import { NotAuthorized, NotFound, ValidationError } from '../../errors'
-import { canEditPackage } from '../../auth/package'
+import { canEditPackage, requireCanEditPackage } from '../../auth/package'
 import { excerpt, Markdown, text } from '../components'
 import { Crumbs, Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
@@ -271,10 +271,10 @@ export async function createSource(page: Page): Promise<Outcome> {
   }
 }
 
-/** The source `id` if the caller may edit it (else the 404 page: NotAuthorized). */
+/** The source `id` if the caller may edit it (package_update's rule, as the actions; else NotAuthorized: the 404 page). */
 async function editable(page: Page, id: string): Promise<Dict> {
   const s = await call<Dict>(page, 'harvest_source_show', { id })
-  if (!(await mayEdit(page, s))) throw new NotAuthorized()
+  await requireCanEditPackage(page.ctx, { owner_org: s.owner_org ?? null, id: s.id }) // harvest_source_update's rule
   return s
 }
 
