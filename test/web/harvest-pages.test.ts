@@ -47,6 +47,7 @@ describe('the harvest source form', () => {
     expect((await editor.get('/harvest')).html).toContain('href="/harvest/new"')
     expect((await admin.get('/harvest')).html).toContain('href="/harvest/new"')
     expect((await outsider.get('/harvest')).html).not.toContain('href="/harvest/new"')
+    expect((await member.get('/harvest')).html).not.toContain('href="/harvest/new"') // members may not create datasets
     expect((await visitor().get('/harvest')).html).not.toContain('href="/harvest/new"')
     const anon = await visitor().get('/harvest/new')
     expect(anon.res.status).toBe(303)
@@ -71,6 +72,13 @@ describe('the harvest source form', () => {
     expect(noType.res.status).toBe(409)
     expect(noType.html).toContain('id="source_type-error"')
     expect((await editor.post('/harvest/new', { url: `${remote.url}/list.json`, title: 'No token', source_type: 'test_list' })).res.status).toBe(403)
+    // the form posted into an organization the user may not create in: refused with the form
+    const form2 = await outsider.get('/harvest/new')
+    expect(form2.res.status).toBe(200)
+    expect(form2.html).not.toContain(`value="${org.id}"`)
+    const refused = await outsider.post('/harvest/new', { _csrf_token: csrfOf(form2.html), url: `${remote.url}/list.json`, title: 'Intruder', source_type: 'test_list', frequency: 'MANUAL', owner_org: org.id })
+    expect(refused.res.status).toBe(403)
+    expect(refused.html).toContain('You are not allowed to create harvest sources')
     expect(await t.ok('harvest_source_list')).toEqual([])
   })
 
@@ -136,7 +144,13 @@ describe('a source, its jobs and their reports', () => {
     for (const b of [visitor(), member, outsider]) expect((await b.get('/harvest/town-feed/job')).res.status).toBe(404)
     expect((await editor.get('/harvest/town-feed/job')).html).toContain('No jobs yet')
     expect((await editor.get('/harvest/town-feed/job/last')).html).toContain('No jobs yet')
-    expect((await visitor().get('/harvest/no-such-source')).res.status).toBe(404)
+    const missing = await visitor().get('/harvest/no-such-source')
+    expect(missing.res.status).toBe(404)
+    expect(missing.html).toContain('Harvest source not found')
+    // in another language, under its prefix
+    const fr = await visitor().get('/fr/harvest')
+    expect(fr.html).toContain('Sources de moissonnage')
+    expect(fr.html).toContain('href="/fr/harvest/town-feed"')
   })
 
   it('reharvests with the button, and reports the run', async () => {
