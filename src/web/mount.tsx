@@ -20,6 +20,7 @@ import { addMember, createGroup, deleteGroup, deleteGroupView, editGroupView, me
 import { apiTokensView, createApiToken, editUserView, revokeApiToken, updateUser } from './pages/user-settings'
 import { register, registerView, requestReset, resetPassword, resetRequestView, resetView } from './pages/register'
 import { activityPage } from './pages/activity'
+import { abortJob, clearSource, clearView, createSource, editSourceView, jobPage, jobsPage, newSourceView, objectContent, reharvest, sourcePage, sourcesPage, updateSource } from './pages/harvest'
 import { addCollaborator, changeDatasetGroup, datasetGroupsView, collaboratorsView, removeCollaborator, deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { stylesheet } from './style'
 import { LOCALES, isLocale, localizable, localPath, markPrefixed, offeredLocales, prefixLinks } from './i18n'
@@ -42,7 +43,7 @@ function redirect(to: string, cookies: string[] = []): Response {
   return new Response(null, { status: 303, headers })
 }
 
-export type What = 'Page' | 'Dataset' | 'Resource' | 'Organization' | 'Group' | 'User'
+export type What = 'Page' | 'Dataset' | 'Resource' | 'Organization' | 'Group' | 'User' | 'HarvestSource'
 
 function notFoundView(page: Page | null, what: What = 'Page') {
   const t = page?.t
@@ -59,12 +60,13 @@ function notFoundView(page: Page | null, what: What = 'Page') {
 }
 
 /** Runs a page: Not Found and Authorization errors show the 404 page (a private object's page looks like a missing one). */
-function route(source: DepsResolver, what: What, render: (page: Page, c: Context) => Promise<Child | Outcome | null> | Child | Outcome | null) {
+function route(source: DepsResolver, what: What, render: (page: Page, c: Context) => Promise<Child | Outcome | Response | null> | Child | Outcome | Response | null) {
   return async (c: Context) => {
     let page: Page | null = null
     try {
       page = await openPage(source, c.req.raw)
       const out = await render(page, c)
+      if (out instanceof Response) return out
       if (out === null) return await html(notFoundView(page, what), 404, page.cookies, page.prefix)
       if (isOutcome(out)) {
         if ('redirect' in out) return redirect(localPath(page.prefix, out.redirect), [...page.cookies, ...(out.cookies ?? [])])
@@ -224,6 +226,25 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
     app.get(`/${kind}/`, route(source, 'Page', (page) => listPage(page, kind)))
     app.get(`/${kind}/:id`, route(source, kind === 'group' ? 'Group' : 'Organization', (page, c) => readPage(page, kind, c.req.param('id')!)))
   }
+  // harvest sources (ckanext-harvest's URLs)
+  const hs = (c: Context) => c.req.param('source')!
+  app.get('/harvest', route(source, 'Page', (page) => sourcesPage(page)))
+  app.get('/harvest/', route(source, 'Page', (page) => sourcesPage(page)))
+  app.get('/harvest/new', route(source, 'Page', signedIn((page) => newSourceView(page))))
+  app.post('/harvest/new', route(source, 'Page', signedIn((page) => createSource(page))))
+  app.get('/harvest/edit/:id', route(source, 'HarvestSource', signedIn((page, c) => editSourceView(page, id(c)))))
+  app.post('/harvest/edit/:id', route(source, 'HarvestSource', signedIn((page, c) => updateSource(page, id(c)))))
+  app.post('/harvest/refresh/:id', route(source, 'HarvestSource', signedIn((page, c) => reharvest(page, id(c)))))
+  app.get('/harvest/clear/:id', route(source, 'HarvestSource', signedIn((page, c) => clearView(page, id(c)))))
+  app.post('/harvest/clear/:id', route(source, 'HarvestSource', signedIn((page, c) => clearSource(page, id(c)))))
+  app.get('/harvest/about/:id', (c) => c.redirect(`/harvest/${encodeURIComponent(id(c))}`, 301))
+  app.get('/harvest/admin/:id', (c) => c.redirect(`/harvest/${encodeURIComponent(id(c))}/job`, 301))
+  app.get('/harvest/object/:id', route(source, 'Page', (page, c) => objectContent(page, { id: id(c) })))
+  app.get('/dataset/harvest_object/:id', route(source, 'Page', (page, c) => objectContent(page, { dataset_id: id(c) })))
+  app.get('/harvest/:source/job', route(source, 'HarvestSource', (page, c) => jobsPage(page, hs(c))))
+  app.get('/harvest/:source/job/:id', route(source, 'Page', (page, c) => jobPage(page, hs(c), id(c))))
+  app.post('/harvest/:source/job/:id/abort', route(source, 'Page', signedIn((page, c) => abortJob(page, hs(c), id(c)))))
+  app.get('/harvest/:id', route(source, 'HarvestSource', (page, c) => sourcePage(page, id(c))))
   app.get('/user/login', route(source, 'Page', (page) => (page.ctx.user ? { redirect: '/dashboard' } : loginView(page))))
   app.post('/user/login', route(source, 'Page', (page) => login(page)))
   app.post('/user/logout', route(source, 'Page', (page) => logout(page)))

@@ -11,6 +11,7 @@ import { SearchQueryError, SearchError, ValidationError } from '../../errors'
 import { datasetJsonLd, scriptJson, siteBase } from '../seo'
 import { structuredData } from '../../dcat/routes'
 import { FollowButton } from './publish'
+import { harvestedFrom } from './harvest'
 import { activityText } from './account'
 import { canEditPackage } from '../../auth/package'
 import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collaborator'
@@ -238,6 +239,7 @@ export async function datasetPage(page: Page, id: string) {
   const extras = (d.extras ?? []) as Dict[]
   const org = d.organization as Dict | null
   const schema = datasetSchemaOf(page, text(d.type) || 'dataset')
+  const harvested = await harvestedFrom(page, d)
   return (
     <Layout
       title={text(d.title) || text(d.name)}
@@ -332,6 +334,12 @@ export async function datasetPage(page: Page, id: string) {
                 {text(d.url)}
               </a>
             </dd>
+          </>
+        ) : null}
+        {harvested ? (
+          <>
+            <dt>{t('dataset.harvestedFrom')}</dt>
+            <dd>{harvested.href ? <a href={harvested.href}>{harvested.title}</a> : harvested.title}</dd>
           </>
         ) : null}
         <dt>{t('dataset.lastUpdated')}</dt>
