@@ -3,7 +3,7 @@
 import { systemContext } from '../../../context'
 import { currentObjectOfGuid } from '../../../model/harvest'
 import { findPackage, packageDicts } from '../../../model/package'
-import { dcatSchemaInfo, type DcatSchemaInfo } from '../../../lib/dcat/parse'
+import { dcatSchemaInfo, type DcatSchemaInfo } from '../dcat-parse'
 import type { ImportContext } from '../types'
 
 type Dict = Record<string, any>

@@ -6,7 +6,7 @@
 import { sha1 } from '@noble/hashes/legacy.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { LICENSES } from '../../../model/license'
-import { mungeTitleToName, type DcatSchemaInfo } from '../../../lib/dcat/parse'
+import { mungeTitleToName, type DcatSchemaInfo } from '../dcat-parse'
 import { HarvestError, type Harvester } from '../types'
 import { flag, keepIdentity, previousDataset, siteSchema } from './common'
 

@@ -3,7 +3,7 @@
 // part of the graph (N-Triples) and read into a dataset dict by the DCAT-AP mapping.
 import { Parser as N3Parser, Store } from 'n3'
 import { datasetNodes, datasetQuads, canonicalNTriples, nextPage, parseRdf, rdfFormatFor, rdfFormatNamed, RdfSyntaxError, RDF_FORMAT_NAMES } from '../../../lib/dcat/rdf-read'
-import { mungeTitleToName, parseDcatDataset } from '../../../lib/dcat/parse'
+import { mungeTitleToName, parseDcatDataset } from '../dcat-parse'
 import { NS } from '../../../lib/dcat/ns'
 import { HarvestError, type Harvester } from '../types'
 import { flag, keepIdentity, previousDataset, siteSchema } from './common'

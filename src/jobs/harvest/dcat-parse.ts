@@ -3,7 +3,7 @@
 // fields, its euro_dcat_ap_scheming step: extras the schema names become fields, JSON lists become
 // lists, publisher/creator/contact/temporal/spatial become repeating subfields. Pure.
 import { DataFactory, type Store, type Term } from 'n3'
-import { NS } from './ns'
+import { NS } from '../../lib/dcat/ns'
 import { LICENSES } from '../../model/license'
 import { canonicalFormat } from '../../model/resource-format'
 
