@@ -164,7 +164,7 @@ export const packageSearch = defineAction({
           includePrivate: p.include_private,
           labels: await permissionLabels(ctx),
           // ckanext-harvest: harvest sources are datasets too, found only when the query asks for them
-          excludeTypes: [p.q ?? '', ...filters].some((f) => f.includes('dataset_type:harvest')) ? [] : ['harvest'],
+          excludeTypes: [p.q ?? '', ...filters].some((f) => /dataset_type:[^:]*\bharvest\b/.test(f)) ? [] : ['harvest'],
         },
         sort,
         start: p.start ?? 0,
