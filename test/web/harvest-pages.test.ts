@@ -144,6 +144,10 @@ describe('a source, its jobs and their reports', () => {
     for (const b of [visitor(), member, outsider]) expect((await b.get('/harvest/town-feed/job')).res.status).toBe(404)
     expect((await editor.get('/harvest/town-feed/job')).html).toContain('No jobs yet')
     expect((await editor.get('/harvest/town-feed/job/last')).html).toContain('No jobs yet')
+    // a source's dataset URL leads to its harvest page (ckanext-harvest's own URL for the type)
+    const asDataset = await visitor().get('/dataset/town-feed')
+    expect(asDataset.res.status).toBe(303)
+    expect(asDataset.res.headers.get('location')).toBe('/harvest/town-feed')
     const missing = await visitor().get('/harvest/no-such-source')
     expect(missing.res.status).toBe(404)
     expect(missing.html).toContain('Harvest source not found')
@@ -245,7 +249,7 @@ describe('a private source', () => {
     feed = { datasets: [{ guid: 's-1', dataset: { name: 'hp-secret-one', title: 'Secret one' } }] }
     const job = await runHarvest(t, 'hp-secret', sys)
     const objects = await t.ok('harvest_object_list', { source_id: 'hp-secret' }, sys)
-    const paths = ['/harvest/hp-secret', '/harvest/hp-secret/job', `/harvest/hp-secret/job/${job.id}`, '/harvest/hp-secret/job/last', '/harvest/edit/hp-secret', '/harvest/clear/hp-secret', `/harvest/object/${objects[0]}`]
+    const paths = ['/dataset/hp-secret', '/harvest/hp-secret', '/harvest/hp-secret/job', `/harvest/hp-secret/job/${job.id}`, '/harvest/hp-secret/job/last', '/harvest/edit/hp-secret', '/harvest/clear/hp-secret', `/harvest/object/${objects[0]}`]
     for (const b of [visitor(), outsider]) {
       for (const p of paths) {
         const r = await b.get(p)

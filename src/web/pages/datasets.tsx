@@ -226,6 +226,8 @@ export function safeUrl(u: unknown, siteUrl = ''): string {
 
 export async function datasetPage(page: Page, id: string) {
   const d: Dict = await call(page, 'package_show', { id })
+  // ckanext-harvest: a harvest source's page is /harvest/<name>
+  if (d.type === 'harvest') return { redirect: `/harvest/${encodeURIComponent(text(d.name))}` }
   let activity: Dict[] = []
   try {
     activity = await call(page, 'package_activity_list', { id: d.id, limit: 5 })
