@@ -397,3 +397,39 @@ describe('the schedule', () => {
     expect(jobs).toEqual([])
   })
 })
+
+describe('every action: missing and unknown ids', () => {
+  it('answers Missing value for a missing id and Not Found for an unknown one', async () => {
+    const byId: [string, string][] = [
+      ['harvest_source_show_status', 'id'],
+      ['harvest_source_update', 'id'],
+      ['harvest_source_patch', 'id'],
+      ['harvest_source_delete', 'id'],
+      ['harvest_source_clear', 'id'],
+      ['harvest_source_job_history_clear', 'id'],
+      ['harvest_job_create', 'source_id'],
+      ['harvest_job_show', 'id'],
+      ['harvest_job_report', 'id'],
+      ['harvest_job_abort', 'id'],
+    ]
+    for (const [action, key] of byId) {
+      const missing = await t.call(action, {}, sys)
+      expect(missing.status, action).toBe(409)
+      expect(missing.body.error[key], action).toEqual(['Missing value'])
+      const unknown = await t.call(action, { [key]: 'no-such-thing' }, sys)
+      expect(unknown.status, action).toBe(404)
+    }
+    for (const action of ['harvest_object_list', 'harvest_job_list'])
+      expect((await t.call(action, { source_id: 'no-such-thing' }, sys)).status, action).toBe(404)
+  })
+
+  it('refuses a job history clear while a job is open', async () => {
+    const s = await newSource()
+    await t.ok('harvest_job_create', { source_id: s.id }, admin)
+    const r = await t.call('harvest_source_job_history_clear', { id: s.id }, admin)
+    expect(r.status).toBe(409)
+    expect(r.body.error.message).toBe('The source has a job waiting or running: abort it first (harvest_job_abort)')
+    await t.ok('harvest_job_abort', { source_id: s.id }, admin)
+    await t.ok('harvest_source_job_history_clear', { id: s.id }, admin)
+  })
+})
