@@ -122,8 +122,8 @@ class Pool {
       this.waiting.add(waiter)
     })
   }
-  /** Hands a used connection on; `retire`: replaced by a fresh one first. */
-  release(used: AsyncDb, retire: boolean) {
+  /** Hands a used connection on; `retire`: replaced by a fresh one first. True if replaced. */
+  release(used: AsyncDb, retire: boolean): boolean {
     let db = used
     if (retire) {
       try {
@@ -138,6 +138,7 @@ class Pool {
     const [next] = this.waiting
     if (next) next.take(db)
     else this.free.push(db)
+    return db !== used
   }
   /** Fails every waiter (on close). */
   drain() {
@@ -261,8 +262,9 @@ export function openNodeSqlRunner(path: string, opts: { connections?: number } =
         dog.stop()
         busy.delete(db)
         const retire = dog.fired || cache.size >= STATEMENTS_PER_CONNECTION
-        if (retire) statements.delete(db)
-        if (!closed) pool.release(db, retire)
+        // Its statements are let go only once it is replaced: a connection kept on (no fresh one
+        // could be opened) would otherwise see them finalized during one of its next queries.
+        if (!closed && pool.release(db, retire)) statements.delete(db)
       }
     },
 
