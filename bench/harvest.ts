@@ -58,6 +58,7 @@ async function harvest(server: RunningServer, key: string, source: string) {
 export async function harvestBench() {
   const remote = await startServer()
   const local = await startServer({
+    ...(process.env.BENCH_HARVEST_LOCAL_ENV ? JSON.parse(process.env.BENCH_HARVEST_LOCAL_ENV) : {}),
     SERVICE__LOADER__ALLOW_PRIVATE_URLS: 'true',
     SERVICE__JOBS__POLL_MS: '50',
     SERVICE__HARVEST__SCHEDULE_SECONDS: '0',
@@ -83,6 +84,7 @@ export async function harvestBench() {
     const fullPeak = watch.stop()
     if (full.job.stats.added !== N) throw new Error(`full harvest: ${JSON.stringify(full.job)}`)
     const fullRate = N / full.seconds
+    const span = (a: string, b: string) => (Date.parse(`${b}Z`) - Date.parse(`${a}Z`)) / 1000
 
     // 100 remote changes, then an incremental run
     await pool(CHANGES, CLIENTS, (i) =>
@@ -97,12 +99,19 @@ export async function harvestBench() {
       packageCreate: { clients: CLIENTS, seconds: +createSeconds.toFixed(2), rate: +createRate.toFixed(0) },
       full: {
         seconds: +full.seconds.toFixed(2),
+        gatherSeconds: span(full.job.gather_started, full.job.gather_finished),
+        importSeconds: span(full.job.gather_finished, full.job.finished),
         rate: +fullRate.toFixed(0),
         ratio: +(fullRate / createRate).toFixed(3),
         peakRssMb: +(fullPeak.peak / 2 ** 20).toFixed(0),
         rssBeforeMb: +(watch.before / 2 ** 20).toFixed(0),
       },
-      incremental: { seconds: +incremental.seconds.toFixed(2), stats: incremental.job.stats },
+      incremental: {
+        seconds: +incremental.seconds.toFixed(2),
+        gatherSeconds: span(incremental.job.gather_started, incremental.job.gather_finished),
+        importSeconds: span(incremental.job.gather_finished, incremental.job.finished),
+        stats: incremental.job.stats,
+      },
       targets: { fullRatio: 0.5, incrementalSeconds: 10 },
     })
   } finally {

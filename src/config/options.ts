@@ -134,11 +134,11 @@ export const OPTIONS: OptionDef[] = [
   o('service.loader.allow_private_urls', 'bool', false, 'Let the loader fetch linked files from loopback, link-local and private addresses (off: refused, so the catalogue cannot probe its own network).'),
   o('service.loader.max_content_length', 'int', 1_000_000_000, 'Largest linked file the loader fetches, in bytes (ckanext.xloader.max_content_length).'),
   // Background jobs (Node runners: the server's own and `npm run worker`; the Worker's Cron Trigger)
-  o('service.harvest.page_size', 'int', 100, 'Harvesting: datasets asked for per page of a remote catalogue (package_search rows, changes_list limit).'),
+  o('service.harvest.page_size', 'int', 1000, 'Harvesting: datasets asked for per page of a remote catalogue (package_search rows, changes_list limit).'),
   o('service.harvest.timeout_seconds', 'int', 30, 'Harvesting: how long one request to a remote catalogue may take before it counts as failed.'),
   o('service.harvest.max_objects', 'int', 100_000, 'Harvesting: most remote datasets one run gathers; a source with more is listed only this far (the job report says so).'),
   o('service.harvest.max_bytes', 'int', 50_000_000, 'Harvesting: largest response (one page or document) a run reads from a remote catalogue, in bytes.'),
-  o('service.harvest.import_concurrency', 'int', 4, 'Harvesting: datasets a run writes at once (their writes share group commits on Node).'),
+  o('service.harvest.import_concurrency', 'int', 8, 'Harvesting: datasets a run writes at once (their writes share group commits on Node).'),
   o('service.harvest.schedule_seconds', 'int', 60, 'Harvesting: how often the Node server looks for sources whose frequency makes them due (0: never; Workers look at every Cron Trigger).'),
   o('service.jobs.concurrency', 'int', 1, 'Jobs the Node server runs at once in its own process; 0: none (run `npm run worker` instead). `npm run worker` runs this many too (at least 1).'),
   o('service.jobs.queues', 'list', ['default'], 'Queues the runners take jobs from (oldest job first across them).'),

@@ -355,13 +355,17 @@ export async function currentObjects(
   return out
 }
 
-/** The current object of one guid of a source. */
-export async function currentObjectOfGuid(deps: Pick<Deps, 'read'>, sourceId: string, guid: string) {
+/** The current object of one guid of a source: its id and the local dataset it was written to. */
+export async function currentObjectOfGuid(
+  deps: Pick<Deps, 'read'>,
+  sourceId: string,
+  guid: string,
+): Promise<{ id: string; package_id: string | null } | undefined> {
   const [r] = await deps.read(
-    `SELECT ${OBJECT_COLUMNS} FROM harvest_object WHERE harvest_source_id = ? AND guid = ? AND current = 1 LIMIT 1`,
+    `SELECT id, package_id FROM harvest_object WHERE harvest_source_id = ? AND guid = ? AND current = 1 LIMIT 1`,
     [sourceId, guid],
   )
-  return r ? toObject(r, unpack) : undefined
+  return r ? { id: String(r.id), package_id: (r.package_id as string | null) ?? null } : undefined
 }
 
 // --- statements ----------------------------------------------------------------------------
@@ -400,7 +404,8 @@ export function insertObjectsStatements(
       o.id,
       o.guid,
       now,
-      o.content === null ? null : packText(o.content),
+      // harvest objects are many and written once: the fastest deflate level
+      o.content === null ? null : packText(o.content, 1),
       o.metadata_modified_date,
       job.id,
       job.source_id,

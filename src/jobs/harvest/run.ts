@@ -14,6 +14,7 @@ import {
   HARVEST_EXTRAS,
   HARVEST_TYPE,
   insertObjectsStatements,
+  jobStats,
   lastErrorFreeJob,
   logStatement,
   objectErrorStatement,
@@ -56,11 +57,11 @@ export function harvestLimits(deps: Pick<Deps, 'config'>): HarvestLimits {
   const c = deps.config
   const pos = (k: string, d: number) => (c.int(k) > 0 ? c.int(k) : d)
   return {
-    pageSize: pos('service.harvest.page_size', 100),
+    pageSize: pos('service.harvest.page_size', 1000),
     timeoutMs: pos('service.harvest.timeout_seconds', 30) * 1000,
     maxObjects: pos('service.harvest.max_objects', 100_000),
     maxBytes: pos('service.harvest.max_bytes', 50_000_000),
-    concurrency: pos('service.harvest.import_concurrency', 4),
+    concurrency: pos('service.harvest.import_concurrency', 8),
   }
 }
 
@@ -101,9 +102,10 @@ export async function runGather(deps: Deps, jobId: string): Promise<Record<strin
     return { skipped: 'gathered already' }
   }
   const started = deps.now()
-  // (re)start: what an interrupted gather wrote is dropped, the listing is read again
+  // (re)start: the listing is read again; what an interrupted gather listed but did not write yet
+  // is dropped, what it wrote (imported alongside the listing) stays and is not listed twice
   await deps.writer.write([
-    { sql: `DELETE FROM harvest_object WHERE harvest_job_id = ?`, args: [jobId] },
+    { sql: `DELETE FROM harvest_object WHERE harvest_job_id = ? AND state = 'WAITING'`, args: [jobId] },
     { sql: `DELETE FROM harvest_gather_error WHERE harvest_job_id = ?`, args: [jobId] },
     {
       sql: `UPDATE harvest_job SET status = 'Running', gather_started = ? WHERE id = ? AND status IN ('New', 'Running')`,
@@ -139,6 +141,10 @@ export async function runGather(deps: Deps, jobId: string): Promise<Record<strin
   const deleted = new Set<string>()
   const seen = new Set<string>()
   let seq = 0
+  for (const r of await deps.read(`SELECT guid, seq FROM harvest_object WHERE harvest_job_id = ?`, [jobId])) {
+    seen.add(String(r.guid))
+    seq = Math.max(seq, Number(r.seq) + 1)
+  }
   let pending: NewObject[] = []
   let toImport = 0
 
@@ -175,6 +181,10 @@ export async function runGather(deps: Deps, jobId: string): Promise<Record<strin
     setCursor: (c) => void (cursor = c),
   }
 
+  // objects are written while the listing goes on (the remote answers while this process writes);
+  // the import stage queued at the end writes what is left and finishes the job
+  let gathering = true
+  const importing = importPending(deps, jobId, source, harvester, () => gathering)
   let truncated = false
   try {
     for await (const o of harvester.gather(ctx)) {
@@ -207,8 +217,10 @@ export async function runGather(deps: Deps, jobId: string): Promise<Record<strin
   } catch (e) {
     errors.push(messageOf(e))
     full = false // an interrupted listing says nothing about what is gone
+  } finally {
+    await flush().finally(() => (gathering = false))
+    await importing
   }
-  await flush()
 
   // remote datasets that are gone: listed as deleted, or absent from a complete listing
   const gone = new Set<string>()
@@ -253,6 +265,42 @@ export async function runGather(deps: Deps, jobId: string): Promise<Record<strin
   return { gathered: seen.size, to_import: toImport, to_delete: goneObjects.length, errors }
 }
 
+/**
+ * Writes the job's pending objects, page by page, `concurrency` at a time. While `more()` says
+ * the gather is still listing, an empty page waits for the next objects instead of ending.
+ * Returns false when the job stopped running (aborted) before all were written.
+ */
+async function importPending(
+  deps: Deps,
+  jobId: string,
+  source: HarvestSource | undefined,
+  harvester: Harvester | undefined,
+  more: () => boolean = () => false,
+): Promise<boolean> {
+  const { user } = await ensureSiteUser(deps)
+  const base: ActionContext = { ...systemContext(deps), user, ignoreAuth: true }
+  const limits = harvestLimits(deps)
+  for (;;) {
+    const gathering = more()
+    const page = await pendingObjects(deps, jobId, IMPORT_PAGE)
+    if (!page.length) {
+      if (!gathering) return true
+      await new Promise((r) => setTimeout(r, 50))
+      continue
+    }
+    const again = await findJob(deps, jobId)
+    if (again?.status !== 'Running') return false
+    let next = 0
+    const worker = async () => {
+      while (next < page.length) {
+        const obj = page[next++]!
+        await importObject({ ...base, memo: new Map() }, source, harvester, obj)
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(limits.concurrency, page.length) }, worker))
+  }
+}
+
 /** The import stage: writes every pending object of the job, then finishes it. */
 export async function runImport(deps: Deps, jobId: string): Promise<Record<string, unknown>> {
   const job = await findJob(deps, jobId)
@@ -260,33 +308,12 @@ export async function runImport(deps: Deps, jobId: string): Promise<Record<strin
   if (job.status !== 'Running') return { skipped: `job is ${job.status}` }
   const source = await loadSource(deps, job.source_id)
   const harvester = source ? harvesterNamed(source.type) : undefined
-  const { user } = await ensureSiteUser(deps)
-  const base: ActionContext = { ...systemContext(deps), user, ignoreAuth: true }
-  const limits = harvestLimits(deps)
-  const counts: Record<string, number> = {}
-  const tally = (s: ReportStatus) => void (counts[s] = (counts[s] ?? 0) + 1)
-  let aborted = false
-  for (;;) {
-    const page = await pendingObjects(deps, jobId, IMPORT_PAGE)
-    if (!page.length) break
-    const again = await findJob(deps, jobId)
-    if (again?.status !== 'Running') {
-      aborted = true
-      break
-    }
-    let next = 0
-    const worker = async () => {
-      while (next < page.length) {
-        const obj = page[next++]!
-        const ctx: ActionContext = { ...base, memo: new Map() }
-        tally(await importObject(ctx, source, harvester, obj))
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(limits.concurrency, page.length) }, worker))
-  }
-  if (!aborted) {
+  const done = await importPending(deps, jobId, source, harvester)
+  const stats = await jobStats(deps, jobId)
+  if (done) {
     const now = deps.now()
-    const summary = Object.entries(counts)
+    const summary = Object.entries(stats)
+      .filter(([, n]) => n > 0)
       .map(([k, n]) => `${n} ${k}`)
       .join(', ')
     await deps.writer.write([
@@ -294,7 +321,7 @@ export async function runImport(deps: Deps, jobId: string): Promise<Record<strin
       logStatement(now, 'INFO', `Harvest job ${jobId} (${source?.name ?? job.source_id}) finished: ${summary || 'nothing to import'}`),
     ])
   }
-  return { ...counts, aborted }
+  return { ...stats, aborted: !done }
 }
 
 function messageOf(e: unknown): string {
