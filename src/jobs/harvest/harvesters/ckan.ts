@@ -109,25 +109,34 @@ export async function* searchAll(
   opts: { fl?: string; includePrivate?: boolean } = {},
 ): AsyncGenerator<Dict> {
   const rows = ctx.pageSize
-  let previous: string | undefined
-  for (let start = 0; ; start += rows) {
+  const fetchPage = (start: number) => {
     const params: Record<string, string | number> = { rows, start, sort: 'id asc' }
     if (fq.length) params.fq = fq.join(' ')
     if (opts.fl) params.fl = opts.fl
     if (opts.includePrivate) params.include_private = 'true'
     const url = actionUrl(ctx.source, 'package_search', params)
-    let result: unknown
-    try {
-      result = await callRemote(ctx.fetch, ctx.source, ctx.config, 'package_search', params)
-    } catch (e) {
-      throw new HarvestError(`Unable to search remote CKAN for datasets: ${(e as Error).message}`)
-    }
+    const got = callRemote(ctx.fetch, ctx.source, ctx.config, 'package_search', params).then(
+      (result) => ({ result, url }),
+      (e: unknown) => {
+        throw new HarvestError(`Unable to search remote CKAN for datasets: ${(e as Error).message}`)
+      },
+    )
+    got.catch(() => {}) // a page asked for ahead and never awaited (the run stopped) is no unhandled rejection
+    return got
+  }
+  let previous: string | undefined
+  let next = fetchPage(0)
+  for (let start = 0; ; start += rows) {
+    const { result, url } = await next
     const page = searchResults(result, url)
     const ids = page.results.map((d) => String(d.id)).join(',')
     if (page.results.length && ids === previous) throw new HarvestError(`The paging doesn't seem to work. URL: ${url}`)
     previous = ids
+    const more = page.results.length > 0 && start + rows < page.count
+    // the remote makes the next page while this one is written
+    if (more) next = fetchPage(start + rows)
     for (const d of page.results) if (d && typeof d.id === 'string') yield d
-    if (!page.results.length || start + rows >= page.count) return
+    if (!more) return
   }
 }
 
