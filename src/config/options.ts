@@ -77,6 +77,7 @@ export const OPTIONS: OptionDef[] = [
   o('ckanext.dcat.rdf.profiles', 'list', ['euro_dcat_ap_3'], 'DCAT: the profiles of RDF documents when the request names none (euro_dcat_ap, euro_dcat_ap_2, euro_dcat_ap_3, euro_dcat_ap_scheming, euro_health_dcat_ap, dcat_us_3, schemaorg, croissant), separated by spaces.'),
   o('ckanext.dcat.base_uri', 'string', null, 'DCAT: the catalogue URI that dataset and resource URIs start with (default: the site URL).'),
   o('ckanext.dcat.catalog_endpoint', 'string', '/catalog.{_format}', 'DCAT: the path of the catalogue endpoint; starts with / and holds {_format}.'),
+  o('ckanext.dcat.output_spatial_format', 'list', ['wkt', 'geojson'], "DCAT: the literals a dataset's `spatial` geometry is written as in locn:geometry, dcat:bbox and dcat:centroid: wkt (gsp:wktLiteral), geojson (the GeoJSON media type), or both (ckanext-dcat's default is wkt alone)."),
   o('ckanext.dcat.datasets_per_page', 'int', 100, 'DCAT: datasets on each page of the catalogue endpoint.'),
   o('ckanext.dcat.enable_content_negotiation', 'bool', false, 'DCAT: answer RDF on / and /dataset/<id> when the Accept header asks for it (text/turtle, text/n3, application/rdf+xml, application/ld+json).'),
   o('ckanext.dcat.structured_data.profiles', 'list', ['schemaorg'], 'DCAT: the profiles of the JSON-LD that dataset pages embed when the structured_data plugin is listed in ckan.plugins.'),
