@@ -8,6 +8,7 @@ import { mountUtilRoutes } from './http/util-routes'
 import { mountDumpRoute } from './http/dump-route'
 import { mountDownloadRoute } from './http/download-route'
 import { mountImageRoute } from './http/image-route'
+import { mountGeoJsonRoute } from './http/geo-data'
 import { mountWebRoutes } from './web/mount'
 import { mountOpenApiRoutes } from './http/openapi-route'
 
@@ -30,6 +31,7 @@ export function createApp(source: DepsSource) {
   mountDumpRoute(app, deps)
   mountDownloadRoute(app, deps)
   mountImageRoute(app, deps)
+  mountGeoJsonRoute(app, deps)
   mountOpenApiRoutes(app, deps)
   mountWebRoutes(app, deps)
   app.onError((err) => internalError(err))

@@ -1,10 +1,34 @@
 // DCAT-US 1.1 (Project Open Data's data.json), what data.gov's harvester reads: the public
 // datasets as catalog entries.
+import { polygonAsBox } from '../lib/wkt'
+
 type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)
 
 /** An extra's value by key (ckanext-datajson's bureau_code, program_code…). */
 const extra = (d: Dict, key: string) => str(((d.extras ?? []) as Dict[]).find((e) => e.key === key)?.value)
+
+/**
+ * DCAT-US `spatial`: a dataset's `spatial` geometry (GeoJSON, a schema field or an extra) as a
+ * bounding box "minx,miny,maxx,maxy" when it is exactly a box polygon, else as GeoJSON text (both
+ * forms DCAT-US allows); without a geometry its `spatial_text` place name, if any.
+ */
+function spatialOf(d: Dict): string | undefined {
+  const v = d.spatial ?? extra(d, 'spatial')
+  const text = typeof v === 'string' ? str(v) : v && typeof v === 'object' ? JSON.stringify(v) : undefined
+  if (text) {
+    try {
+      const g = JSON.parse(text)
+      if (g && typeof g === 'object' && typeof g.type === 'string') {
+        const box = polygonAsBox(g)
+        return box ? box.join(',') : JSON.stringify(g)
+      }
+    } catch {
+      // not GeoJSON: left out
+    }
+  }
+  return str(d.spatial_text) ?? extra(d, 'spatial_text')
+}
 
 export function dataJson(base: string, siteTitle: string, datasets: Dict[], codes: { bureau: string; program: string }) {
   return {
@@ -45,6 +69,7 @@ export function dataJson(base: string, siteTitle: string, datasets: Dict[], code
         programCode: (extra(d, 'program_code') ?? codes.program).split(',').map((s) => s.trim()).filter(Boolean),
         ...(str(d.license_url) && /^https?:\/\//.test(d.license_url) ? { license: d.license_url } : {}),
         landingPage: `${base}/dataset/${encodeURIComponent(d.name)}`,
+        ...(spatialOf(d) ? { spatial: spatialOf(d) } : {}),
         ...(dists.length ? { distribution: dists } : {}),
       }
     }),

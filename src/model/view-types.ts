@@ -48,6 +48,8 @@ const boolWithDefault =
 const anyValue: KeyCheck = (v) => (v === null ? undefined : v)
 
 const RECLINE_FORMATS = ['csv', 'xls', 'xlsx', 'ods', 'tsv']
+/** ckanext-geoview's GeoJSONView formats. */
+export const GEOJSON_FORMATS = ['gjson', 'geojson']
 
 const lower = (s: string | null | undefined) => (s ?? '').toLowerCase()
 
@@ -134,6 +136,34 @@ export const VIEW_TYPES: readonly ViewType[] = [
       filterable: boolWithDefault(true),
     },
     canView: (r) => r.datastore_active,
+  },
+  // ckanext-geoview's types. The server reads the data (the file, the DataStore table, the
+  // service's capabilities), as the resource proxy would for the browser, so the format alone
+  // decides (geoview also asks for the site's own domain or the resource proxy).
+  {
+    name: 'geojson_view',
+    defaultTitle: 'GeoJSON',
+    filterable: false,
+    requiresDatastore: false,
+    keys: {},
+    // created by hand, it also shows a DataStore table with lat/lon or geometry columns
+    canView: (r) => GEOJSON_FORMATS.includes(lower(r.format)),
+  },
+  {
+    name: 'wms_view',
+    defaultTitle: 'WMS',
+    filterable: false,
+    requiresDatastore: false,
+    keys: {},
+    canView: (r) => lower(r.format) === 'wms',
+  },
+  {
+    name: 'wmts_view',
+    defaultTitle: 'WMTS',
+    filterable: false,
+    requiresDatastore: false,
+    keys: {},
+    canView: (r) => lower(r.format) === 'wmts',
   },
 ]
 

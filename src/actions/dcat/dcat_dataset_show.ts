@@ -21,6 +21,7 @@ export function dcatSite(ctx: ActionContext): DocumentSite {
     description: ctx.config.str('service.site_description'),
     url,
     uri: (ctx.config.str('ckanext.dcat.base_uri') || url).replace(/\/+$/, ''),
+    spatialFormats: ctx.config.list('ckanext.dcat.output_spatial_format'),
   }
 }
 

@@ -4,6 +4,7 @@
 // lists, publisher/creator/contact/temporal/spatial become repeating subfields. Pure.
 import { DataFactory, type Store, type Term } from 'n3'
 import { NS } from '../../lib/dcat/ns'
+import { wktToGeoJson } from '../../lib/wkt'
 import { LICENSES } from '../../model/license'
 import { canonicalFormat } from '../../model/resource-format'
 
@@ -211,17 +212,27 @@ class Reader {
     return out
   }
 
-  /** A GeoJSON geometry; WKT ones are left out (ckanext-dcat turns them into GeoJSON, not done here). */
+  /**
+   * A geometry as GeoJSON text, as ckanext-dcat's _parse_geodata: a GeoJSON literal (typed with the
+   * GeoJSON media type, GeoSPARQL's geoJSONLiteral, or untyped) as it is, else a gsp:wktLiteral
+   * turned into GeoJSON (src/lib/wkt.ts).
+   */
   private geodata(s: Term, p: Term): string | undefined {
-    for (const g of this.objects(s, p)) {
-      const dt = g.termType === 'Literal' ? (g as Term & { datatype: { value: string } }).datatype.value : ''
-      if (dt !== GEOJSON_IMT && dt !== NS.xsd + 'string' && dt !== '') continue
+    const found = this.objects(s, p).filter((g) => g.termType === 'Literal')
+    const dt = (g: Term) => (g as Term & { datatype: { value: string } }).datatype.value
+    for (const g of found) {
+      if (![GEOJSON_IMT, NS.gsp + 'geoJSONLiteral', NS.xsd + 'string', ''].includes(dt(g))) continue
       try {
         JSON.parse(g.value)
         return g.value
       } catch {
         // not GeoJSON
       }
+    }
+    for (const g of found) {
+      if (dt(g) !== NS.gsp + 'wktLiteral') continue
+      const geo = wktToGeoJson(g.value)
+      if (geo) return JSON.stringify(geo)
     }
     return undefined
   }
@@ -338,6 +349,8 @@ export function parseDcatDataset(g: Store, ref: Term, opts: ParseOptions = {}): 
     const v = spatial[k]
     if (v) extras.push({ key: k === 'geom' ? 'spatial' : `spatial_${k}`, value: v })
   }
+  // a location given only by its box: the box is the dataset's geometry (what spatial search reads)
+  if (!spatial.geom && spatial.bbox) extras.push({ key: 'spatial', value: spatial.bbox })
 
   extras.push({ key: 'uri', value: ref.termType === 'NamedNode' ? ref.value : '' })
 

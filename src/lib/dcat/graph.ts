@@ -3,7 +3,8 @@
 // with Hydra paging; quads for the serialisers. Pure: the callers pass the site's settings.
 import { DataFactory, type Quad, type Term } from 'n3'
 import { NS } from './ns'
-import { SchemingDcat, dateLiteral, repeating, uriOrLiteral } from './scheming'
+import { SchemingDcat, dateLiteral, geoJsonToWkt, repeating, uriOrLiteral } from './scheming'
+import { boxPolygon, geoJsonBounds } from '../wkt'
 
 const { namedNode, literal, blankNode, quad } = DataFactory
 
@@ -13,6 +14,22 @@ type Dict = Record<string, any>
 const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)
 const iri = (prefix: keyof typeof NS, local: string) => namedNode(NS[prefix] + local)
 const a = iri('rdf', 'type')
+
+/** The datatype ckanext-dcat gives GeoJSON literals (GEOJSON_IMT). */
+export const GEOJSON_IMT = 'https://www.iana.org/assignments/media-types/application/vnd.geo+json'
+
+/** A dataset's field (a schema's) or else its extra of that key. */
+const fieldOrExtra = (d: Dict, key: string): unknown =>
+  d[key] ?? ((d.extras ?? []) as Dict[]).find?.((e) => e.key === key)?.value
+/** GeoJSON as text: a string as it is, an object as JSON. */
+const geoText = (v: unknown) => (typeof v === 'string' ? str(v) : v && typeof v === 'object' ? JSON.stringify(v) : undefined)
+const tryJson = (s: string): unknown => {
+  try {
+    return JSON.parse(s)
+  } catch {
+    return undefined
+  }
+}
 
 /** An ISO timestamp as CKAN stores it (UTC, no zone) → xsd:dateTime. */
 const dateTime = (v: unknown) => {
@@ -68,7 +85,55 @@ export class GraphBuilder {
   constructor(
     private readonly base: string,
     private readonly uriBase: string = base,
+    private readonly spatialFormats: readonly string[] = ['wkt', 'geojson'],
   ) {}
+
+  /**
+   * A geometry's literals, as ckanext-dcat's _add_spatial_value_to_graph writes them: WKT (4
+   * decimals, gsp:wktLiteral) and GeoJSON (typed with the GeoJSON media type's IANA IRI), as the
+   * formats setting asks; nothing for a value that is not a GeoJSON geometry.
+   */
+  private geoLiterals(s: Term, p: Term, geojson: string) {
+    let value: unknown
+    try {
+      value = JSON.parse(geojson)
+    } catch {
+      return
+    }
+    if (!value || typeof value !== 'object' || typeof (value as Dict).type !== 'string') return
+    if (this.spatialFormats.includes('wkt')) {
+      const w = geoJsonToWkt(value)
+      this.add(s, p, w ? literal(w, iri('gsp', 'wktLiteral')) : undefined)
+    }
+    if (this.spatialFormats.includes('geojson')) this.add(s, p, literal(JSON.stringify(value), namedNode(GEOJSON_IMT)))
+  }
+
+  /**
+   * dct:spatial of a dataset's `spatial` geometry (an extra or a schema field, GeoJSON): a
+   * dct:Location with locn:geometry, and dcat:bbox / dcat:centroid from `spatial_bbox` /
+   * `spatial_centroid` (ckanext-dcat's names); without a spatial_bbox the geometry's bounding box
+   * is written (ckanext-dcat writes dcat:bbox only from spatial_bbox). A `spatial_uri` names the
+   * location, a `spatial_text` labels it.
+   */
+  private spatial(node: Term, d: Dict) {
+    const geom = geoText(fieldOrExtra(d, 'spatial'))
+    let bbox = geoText(fieldOrExtra(d, 'spatial_bbox'))
+    const centroid = geoText(fieldOrExtra(d, 'spatial_centroid'))
+    const label = str(fieldOrExtra(d, 'spatial_text'))
+    const uri = str(fieldOrExtra(d, 'spatial_uri'))
+    if (!geom && !bbox && !centroid && !label && !uri) return
+    if (!bbox && geom) {
+      const b = geoJsonBounds(tryJson(geom))
+      if (b) bbox = JSON.stringify(boxPolygon(b))
+    }
+    const loc = uri && /^https?:\/\//.test(uri) ? namedNode(uri) : blankNode()
+    this.add(node, iri('dct', 'spatial'), loc)
+    this.add(loc, a, iri('dct', 'Location'))
+    if (label) this.add(loc, iri('skos', 'prefLabel'), literal(label))
+    if (geom) this.geoLiterals(loc, iri('locn', 'geometry'), geom)
+    if (bbox) this.geoLiterals(loc, iri('dcat', 'bbox'), bbox)
+    if (centroid) this.geoLiterals(loc, iri('dcat', 'centroid'), centroid)
+  }
 
   private add(s: Term, p: Term, o: Term | undefined) {
     if (o) this.quads.push(quad(s as never, p as never, o as never))
@@ -128,6 +193,7 @@ export class GraphBuilder {
       if (contactEmail && /^[^@\s]+@[^@\s]+$/.test(contactEmail)) this.add(kind, iri('vcard', 'hasEmail'), namedNode(`mailto:${contactEmail}`))
     }
     schema.dataset(node, d)
+    this.spatial(node, d)
     const license = absolute(d.license_url, base)
     for (const r of (d.resources ?? []) as Dict[]) {
       const dist = namedNode(resourceUri(this.uriBase, d, r))

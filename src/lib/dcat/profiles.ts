@@ -50,6 +50,8 @@ type Dict = Record<string, any>
 export interface DocumentSite extends SiteInfo {
   /** the catalogue URI (ckanext.dcat.base_uri, else the site URL), no trailing slash */
   uri: string
+  /** ckanext.dcat.output_spatial_format: the literals of a dataset's geometry (wkt, geojson) */
+  spatialFormats?: readonly string[]
 }
 
 /** DataStore fields per resource id, for Croissant's record sets. */
@@ -67,14 +69,14 @@ function addDataset(b: GraphBuilder, kinds: ProfileKind[], d: Dict, site: Docume
 
 /** One dataset's graph under the profiles. */
 export function datasetGraph(kinds: ProfileKind[], d: Dict, site: DocumentSite, tables?: Tables): Quad[] {
-  const b = new GraphBuilder(site.url, site.uri)
+  const b = new GraphBuilder(site.url, site.uri, site.spatialFormats)
   addDataset(b, kinds, d, site, tables)
   return b.quads
 }
 
 /** A catalogue page's graph: the catalogue, its datasets, and the paging (when there is any). */
 export function catalogGraph(kinds: ProfileKind[], site: DocumentSite, datasets: Dict[], pagination?: PaginationInfo): Quad[] {
-  const b = new GraphBuilder(site.url, site.uri)
+  const b = new GraphBuilder(site.url, site.uri, site.spatialFormats)
   for (const k of kinds) {
     if (k === 'dcat_ap') b.catalog(site)
     else if (k === 'schemaorg') b.schemaOrgCatalog(site)

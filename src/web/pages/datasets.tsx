@@ -17,6 +17,7 @@ import { canEditPackage } from '../../auth/package'
 import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collaborator'
 import { storedFileKey } from '../../model/resource-file'
 import { loadResource } from '../../model/resource-write'
+import { geoViews } from '../geo-views'
 
 type Dict = Record<string, any>
 const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v))
@@ -437,6 +438,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
       ) : null}
       {r.description ? <Markdown html={renderMarkdown(r.description)} /> : null}
       <ResourceViews views={views} r={r} siteUrl={page.deps.config.str('service.site_url')} text={await textPreview(page, views, r)} t={t} />
+      {await geoViews(page, views, d, r)}
       {!r.datastore_active && load ? (
         <section aria-live="polite">
           <h2>{t('resource.preview')}</h2>

@@ -6,6 +6,7 @@
 import { sha1 } from '@noble/hashes/legacy.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { LICENSES } from '../../../model/license'
+import { boxPolygon, parseBoxText } from '../../../lib/wkt'
 import { mungeTitleToName, type DcatSchemaInfo } from '../dcat-parse'
 import { HarvestError, type Harvester } from '../types'
 import { flag, keepIdentity, previousDataset, siteSchema } from './common'
@@ -175,8 +176,14 @@ export function dataJsonToDataset(e: Dict, schema?: DcatSchemaInfo, cleanTags = 
   else extra('license', license)
   if (has('access_rights')) d.access_rights = str(e.rights)
   else extra('rights', e.rights)
-  if (has('spatial_coverage') && str(e.spatial)) d.spatial_coverage = [spatialItem(str(e.spatial)!)]
-  else extra('spatial', e.spatial)
+  const spatial = isDict(e.spatial) ? JSON.stringify(e.spatial) : str(e.spatial)
+  if (has('spatial_coverage') && spatial) d.spatial_coverage = [spatialItem(spatial)]
+  else if (spatial) {
+    // the geometry as GeoJSON (a box becomes its polygon) in `spatial`, a place name in `spatial_text`
+    const item = spatialItem(spatial)
+    if (item.bbox || item.geom) extra('spatial', item.geom ?? item.bbox)
+    else extra('spatial_text', item.text)
+  }
   const temporal = str(e.temporal)
   if (has('temporal_coverage') && temporal?.includes('/')) {
     const [start, end] = temporal.split('/')
@@ -216,11 +223,8 @@ export function dataJsonToDataset(e: Dict, schema?: DcatSchemaInfo, cleanTags = 
 
 /** data.json's spatial: a bounding box "W,S,E,N" becomes a GeoJSON polygon, anything else a place name. */
 function spatialItem(s: string): Dict {
-  const parts = s.split(',').map((x) => Number(x.trim()))
-  if (parts.length === 4 && parts.every((n) => Number.isFinite(n))) {
-    const [w, so, ea, n] = parts as [number, number, number, number]
-    return { bbox: JSON.stringify({ type: 'Polygon', coordinates: [[[w, so], [ea, so], [ea, n], [w, n], [w, so]]] }) }
-  }
+  const box = parseBoxText(s)
+  if (box) return { bbox: JSON.stringify(boxPolygon(box)) }
   try {
     const g = JSON.parse(s)
     if (isDict(g) && typeof g.type === 'string') return { geom: s }
