@@ -84,7 +84,7 @@ pre.json{margin:0;white-space:pre-wrap}
 ul.plain{margin:0;padding-left:1.1rem}
 ol.blocks{margin:0;padding-left:1.25rem;display:grid;gap:.5rem}
 input[type=date],input[type=time],input[type=number]{font:inherit;padding:.4rem .5rem;border:1px solid #8a929e;border-radius:4px;max-width:100%}
-.map{margin:0 0 1rem}.map svg[hidden]{display:none}.map svg{display:block;width:100%;height:auto;border:1px solid #8a929e;border-radius:4px;background:#dcebf5}
+.map{margin:0 0 1rem}.map>svg[hidden]{display:none}.map>svg{display:block;width:100%;height:auto;border:1px solid #8a929e;border-radius:4px;background:#dcebf5}
 .map figcaption{font-size:.875rem;color:var(--muted)}
 .map-box{fill:#b3261e;fill-opacity:.15;stroke:#b3261e;stroke-width:1.5;stroke-dasharray:4 2}
 .map-geometry{fill:#b3261e;fill-opacity:.35;stroke:#b3261e;stroke-width:1.5;vector-effect:non-scaling-stroke}

@@ -154,7 +154,7 @@ describe('the search page area filter', () => {
 
   it('shows the chosen box as an active filter, on the map, and keeps ext_bbox across facets, paging and the search form', async () => {
     const { html } = await get('/dataset?tags=coast&ext_bbox=-4,50,2,56')
-    expect(html).toContain('Datasets in the area Bounding box: west -4, south 50, east 2, north 56 (degrees).')
+    expect(html).toContain('Area filter on. Bounding box: west -4, south 50, east 2, north 56 (degrees).')
     expect(html).toContain('aria-label="World map with the search area: Bounding box: west -4, south 50, east 2, north 56 (degrees)"')
     expect(html).toContain('<rect class="map-box" x="352" y="68" width="12" height="12">')
     expect(html).toContain('data-bbox="-4,50,2,56"')

@@ -343,7 +343,7 @@ export const de: Record<MessageKey, string> = {
   'map.extentMap': 'Karte der räumlichen Ausdehnung',
   'map.bbox': 'Umgebendes Rechteck: West {west}, Süd {south}, Ost {east}, Nord {north} (Grad)',
   'map.filterByArea': 'Nach Gebiet filtern',
-  'map.filtering': 'Datensätze im Gebiet {box}.',
+  'map.filtering': 'Gebietsfilter aktiv. {box}.',
   'map.removeArea': 'Gebietsfilter entfernen',
   'map.areaMap': 'Karte des Suchgebiets',
   'map.areaShown': 'Weltkarte mit dem Suchgebiet: {box}',

@@ -344,7 +344,7 @@ export const en = {
   'map.extentMap': 'Map of the dataset extent',
   'map.bbox': 'Bounding box: west {west}, south {south}, east {east}, north {north} (degrees)',
   'map.filterByArea': 'Filter by area',
-  'map.filtering': 'Datasets in the area {box}.',
+  'map.filtering': 'Area filter on. {box}.',
   'map.removeArea': 'Remove the area filter',
   'map.areaMap': 'Map of the search area',
   'map.areaShown': 'World map with the search area: {box}',

@@ -343,7 +343,7 @@ export const es: Record<MessageKey, string> = {
   'map.extentMap': 'Mapa de la extensión del conjunto de datos',
   'map.bbox': 'Rectángulo envolvente: oeste {west}, sur {south}, este {east}, norte {north} (grados)',
   'map.filterByArea': 'Filtrar por zona',
-  'map.filtering': 'Conjuntos de datos en la zona {box}.',
+  'map.filtering': 'Filtro por zona activo. {box}.',
   'map.removeArea': 'Quitar el filtro por zona',
   'map.areaMap': 'Mapa de la zona de búsqueda',
   'map.areaShown': 'Mapa del mundo con la zona de búsqueda: {box}',

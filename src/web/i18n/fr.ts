@@ -344,7 +344,7 @@ export const fr: Record<MessageKey, string> = {
   'map.extentMap': 'Carte de l’emprise du jeu de données',
   'map.bbox': 'Rectangle englobant : ouest {west}, sud {south}, est {east}, nord {north} (degrés)',
   'map.filterByArea': 'Filtrer par zone',
-  'map.filtering': 'Jeux de données dans la zone {box}.',
+  'map.filtering': 'Filtre par zone actif. {box}.',
   'map.removeArea': 'Retirer le filtre par zone',
   'map.areaMap': 'Carte de la zone de recherche',
   'map.areaShown': 'Carte du monde avec la zone de recherche : {box}',

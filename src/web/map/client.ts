@@ -55,7 +55,7 @@ const SCRIPT = `(function () {
     } else if (bbox) {
       shown = boxLayer(bbox.split(',').map(Number)).addTo(map);
     }
-    if (shown && shown.getBounds().isValid()) map.fitBounds(shown.getBounds(), { maxZoom: 8, padding: [20, 20] });
+    if (shown && shown.getBounds().isValid()) map.fitBounds(shown.getBounds(), { maxZoom: cfg.url ? 10 : 5, padding: [20, 20] }); // the land drawing is coarse (1:110m)
     else map.fitWorld();
     if (fig.getAttribute('data-map') === 'search') drawing(fig, map, shown);
   }
@@ -129,6 +129,7 @@ function fnv1a(text: string): string {
 const CSS = `${LEAFLET_CSS}
 .map-js{width:100%;aspect-ratio:2/1;max-height:28rem;border:1px solid #8a929e;border-radius:4px}
 .map-js.map-js-plain{background:#dcebf5}
+.area-filter .map-js{aspect-ratio:auto;height:14rem}
 `
 
 /** The files a page with a map loads (served under /static/, where links keep no locale prefix). */
