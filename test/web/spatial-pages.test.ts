@@ -70,6 +70,7 @@ describe('the dataset page map', () => {
     expect(Math.min(...ys)).toBeCloseTo(68.4, 0)
     expect(Math.max(...ys)).toBeCloseTo(79.6, 0)
     expect(svg![1]).toContain('<rect class="map-box" x="353" y="68.4" width="10.6" height="11.2">')
+    expect(d).toBe('M353,79.6L353,68.4L363.6,68.4L363.6,79.6Z') // the same in workerd (test/worker/pages.test.ts)
     expect(html).toContain('<figcaption id="map-extent-caption">Bounding box: west -3.5, south 50.2, east 1.8, north 55.8 (degrees)</figcaption>')
     // the script map's data and files
     expect(html).toContain('data-map="extent"')

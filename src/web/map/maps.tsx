@@ -6,11 +6,12 @@ import type { Geometry } from 'geojson'
 import type { Page } from '../page'
 import type { Translate } from '../i18n'
 import { FieldError, invalid, type Errors } from '../forms'
+import worldAtlas from 'world-atlas/package.json'
 import { BBOX_FIELDS, HEIGHT, WIDTH, boundsOf, boxRects, geometryPath, type Bbox } from './geo'
 
-/** Where the land drawings are served: named after the world-atlas version they come from. */
-export const WORLD_SVG = '/static/world-atlas-2.0.2/land-110m.svg'
-export const LAND_GEOJSON = '/static/world-atlas-2.0.2/land-110m.geojson'
+/** Where the land drawings are served: named after the world-atlas version they come from (cached for a year). */
+export const WORLD_SVG = `/static/world-atlas-${worldAtlas.version}/land-110m.svg`
+export const LAND_GEOJSON = `/static/world-atlas-${worldAtlas.version}/land-110m.geojson`
 
 /**
  * The script map's settings from ckanext-spatial's options: a tile URL only for the custom base
