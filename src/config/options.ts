@@ -82,6 +82,13 @@ export const OPTIONS: OptionDef[] = [
   o('ckanext.dcat.enable_content_negotiation', 'bool', false, 'DCAT: answer RDF on / and /dataset/<id> when the Accept header asks for it (text/turtle, text/n3, application/rdf+xml, application/ld+json).'),
   o('ckanext.dcat.structured_data.profiles', 'list', ['schemaorg'], 'DCAT: the profiles of the JSON-LD that dataset pages embed when the structured_data plugin is listed in ckan.plugins.'),
   o('ckanext.dcat.croissant.profiles', 'list', ['croissant'], 'DCAT: the profiles of the Croissant JSON-LD (/dataset/<id>/croissant.jsonld, and dataset pages when the croissant plugin is listed in ckan.plugins).'),
+  // Maps (ckanext-spatial's common map options, spelled as it spells them)
+  o('ckanext.spatial.common_map.type', 'string', null, 'Maps: the base layer of the script maps on dataset and search pages: custom (tiles from custom_url); unset with custom_url set means custom too. Leaflet-providers names (Stadia, MapBox, ...) are not built in: with one of them, or with no tile URL, the maps draw the world\'s land from the site itself and ask no tile server for anything.'),
+  o('ckanext.spatial.common_map.custom_url', 'string', null, 'Maps: the tile URL template of the custom base layer, in Leaflet\'s form ({s} subdomain, {z} zoom, {x} {y} tile), e.g. https://tile.example.org/{z}/{x}/{y}.png. Unset: no tiles.'),
+  o('ckanext.spatial.common_map.custom.url', 'string', null, 'Maps: another name of ckanext.spatial.common_map.custom_url (read when that one is unset).'),
+  o('ckanext.spatial.common_map.subdomains', 'string', null, 'Maps: the letters that replace {s} in the tile URL, in turn (default abc).'),
+  o('ckanext.spatial.common_map.tms', 'bool', false, 'Maps: the tile server numbers rows from the south (TMS) rather than from the north.'),
+  o('ckanext.spatial.common_map.attribution', 'string', null, 'Maps: the credit shown on the map for its tiles, as plain text (markup is shown as typed, not interpreted).'),
   o('service.changes.retention_days', 'int', 90, 'How far back changes_list reaches: a cursor older than this is refused (the harvester reads the catalogue again). Older change-log rows are deleted when the search snapshot is next written.'),
   o('who.timeout', 'int', 604800, 'Seconds a web sign-in lasts.'),
   o('service.auth.login_attempts', 'int', 10, 'Failed web sign-ins allowed per user name and per client address in 15 minutes before further attempts are refused.'),

@@ -7,6 +7,7 @@ import { CSRF_FIELD } from './session'
 import { stylesheet } from './style'
 import { LANGUAGE_NAMES, localizable, translator } from './i18n'
 import { siteBase } from './seo'
+import { mapAssets } from './map/client'
 
 export interface LayoutProps {
   /** The page being rendered (null: the request failed before it had one). */
@@ -21,6 +22,8 @@ export interface LayoutProps {
   jsonLd?: string
   /** Seconds after which the browser reloads the page (a load in progress). */
   refresh?: number
+  /** The page has maps: load the map stylesheet and scripts (the page works without them). */
+  maps?: boolean
   children?: Child
 }
 
@@ -30,7 +33,7 @@ const DEFAULT_SITE = { title: 'CKAN', description: '', logo: '', intro: '', abou
 
 const english = translator('en')
 
-export function Layout({ page, title, alternate, rdf, description, jsonLd, refresh, children }: LayoutProps) {
+export function Layout({ page, title, alternate, rdf, description, jsonLd, refresh, maps, children }: LayoutProps) {
   const site = page ? siteInfo(page) : DEFAULT_SITE
   const user = page?.ctx.user?.name
   const full = title ? `${title} - ${site.title}` : site.title
@@ -50,6 +53,9 @@ export function Layout({ page, title, alternate, rdf, description, jsonLd, refre
         ) : null}
         {refresh ? <meta http-equiv="refresh" content={String(refresh)} /> : null}
         <link rel="stylesheet" href={stylesheet.path} />
+        {maps ? <link rel="stylesheet" href={mapAssets.css.path} /> : null}
+        {maps ? <script defer src={mapAssets.leafletJs.path} /> : null}
+        {maps ? <script defer src={mapAssets.script.path} /> : null}
         {alternate ? <link rel="alternate" type="application/json" href={alternate} /> : null}
         {rdf ? <link rel="alternate" type="text/turtle" href={`${rdf}.ttl`} /> : null}
         {rdf ? <link rel="alternate" type="application/ld+json" href={`${rdf}.jsonld`} /> : null}

@@ -23,6 +23,9 @@ import { activityPage } from './pages/activity'
 import { abortJob, clearSource, clearView, createSource, editSourceView, jobPage, jobsPage, newSourceView, objectContent, reharvest, sourcePage, sourcesPage, updateSource } from './pages/harvest'
 import { addCollaborator, changeDatasetGroup, datasetGroupsView, collaboratorsView, removeCollaborator, deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { stylesheet } from './style'
+import { mapAssets } from './map/client'
+import { LAND_GEOJSON, WORLD_SVG } from './map/maps'
+import { landGeoJson, worldSvg } from './map/geo'
 import { LOCALES, isLocale, localizable, localPath, markPrefixed, offeredLocales, prefixLinks } from './i18n'
 import { datasetRoute, homeRoute, mountDcatRoutes } from '../dcat/routes'
 
@@ -131,6 +134,11 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
       headers: { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' },
     }),
   )
+  for (const asset of Object.values(mapAssets)) {
+    app.get(asset.path, () => new Response(asset.text, { headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=31536000, immutable' } }))
+  }
+  app.get(WORLD_SVG, () => new Response(worldSvg(), { headers: { 'content-type': 'image/svg+xml; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' } }))
+  app.get(LAND_GEOJSON, () => new Response(landGeoJson(), { headers: { 'content-type': 'application/geo+json; charset=utf-8', 'cache-control': 'public, max-age=31536000, immutable' } }))
   app.get('/robots.txt', async (c) => {
     const base = siteBase(source.config(c.req.raw).str('service.site_url'))
     return c.text(`User-agent: *\nDisallow: /api/\nDisallow: /datastore/dump/\nSitemap: ${base}/sitemap.xml\n`)

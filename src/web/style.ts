@@ -84,6 +84,15 @@ pre.json{margin:0;white-space:pre-wrap}
 ul.plain{margin:0;padding-left:1.1rem}
 ol.blocks{margin:0;padding-left:1.25rem;display:grid;gap:.5rem}
 input[type=date],input[type=time],input[type=number]{font:inherit;padding:.4rem .5rem;border:1px solid #8a929e;border-radius:4px;max-width:100%}
+.map{margin:0 0 1rem}.map>svg[hidden]{display:none}.map>svg{display:block;width:100%;height:auto;border:1px solid #8a929e;border-radius:4px;background:#dcebf5}
+.map figcaption{font-size:.875rem;color:var(--muted)}
+.map-box{fill:#b3261e;fill-opacity:.15;stroke:#b3261e;stroke-width:1.5;stroke-dasharray:4 2}
+.map-geometry{fill:#b3261e;fill-opacity:.35;stroke:#b3261e;stroke-width:1.5;vector-effect:non-scaling-stroke}
+.area-filter fieldset{border:0;margin:0;padding:0;display:grid;grid-template-columns:1fr 1fr;gap:.5rem}
+.area-filter legend{font-weight:600;margin-bottom:.25rem}
+.area-filter label{display:block;font-size:.875rem}.area-filter input{width:100%}
+.area-form button.secondary{background:var(--bg);color:var(--accent)}
+.area-active{background:#eef6ee;border:1px solid #9cc59c;padding:.25rem .5rem;border-radius:4px}
 `
 
 /** FNV-1a, 32 bits, as hex: enough to tell one version of the stylesheet from another. */

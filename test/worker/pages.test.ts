@@ -131,4 +131,21 @@ describe('web pages on the Worker', () => {
     expect(text.results.map((d: { name: string }) => d.name)).toContain('edge-web-data')
     expect(text.results.map((d: { name: string }) => d.name)).not.toContain('edge-web-private')
   })
+  it('draws the dataset extent and the area filter, and serves the map files (issue 30)', async () => {
+    const polygon = { type: 'Polygon', coordinates: [[[-3.5, 50.2], [1.8, 50.2], [1.8, 55.8], [-3.5, 55.8], [-3.5, 50.2]]] }
+    await okWorker(w.mf, 'package_create', { name: 'edge-web-place', title: 'Edge place', extras: [{ key: 'spatial', value: JSON.stringify(polygon) }] }, w.sysadmin)
+    const ds = await page('/dataset/edge-web-place')
+    expect(ds.html).toContain('Bounding box: west -3.5, south 50.2, east 1.8, north 55.8 (degrees)')
+    expect(ds.html).toContain('<path class="map-geometry" d="M353,79.6L353,68.4L363.6,68.4L363.6,79.6Z">') // as on Node
+    const search = await page('/dataset?ext_bbox=-4,50,2,56')
+    expect(search.html).toContain('<rect class="map-box" x="352" y="68" width="12" height="12">')
+    const redirect = await w.mf.dispatchFetch('http://localhost/dataset?_west=-4&_south=50&_east=2&_north=56', { redirect: 'manual' })
+    expect(redirect.status).toBe(303)
+    expect(redirect.headers.get('location')).toBe('/dataset?ext_bbox=-4%2C50%2C2%2C56')
+    const svg = await w.mf.dispatchFetch('http://localhost/static/world-atlas-2.0.2/land-110m.svg')
+    expect(svg.headers.get('content-type')).toContain('image/svg+xml')
+    expect((await svg.text()).length).toBeGreaterThan(20_000)
+    const leaflet = /<script defer="" src="(\/static\/leaflet-[^"]+)"/.exec(ds.html)![1]!
+    expect(await (await w.mf.dispatchFetch(`http://localhost${leaflet}`)).text()).toContain('Leaflet')
+  }, 60_000)
 })

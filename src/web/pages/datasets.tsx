@@ -5,7 +5,8 @@ import { Crumbs, Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
 import type { Translate } from '../i18n'
-import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, phrase, readDatasetQuery, searchParams, withParams } from '../search-query'
+import type { Child } from 'hono/jsx'
+import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, phrase, readDatasetQuery, searchParams, withParams, type DatasetQuery } from '../search-query'
 import { datasetSchemaOf, RESOURCE_OWN, SchemaRows } from '../scheming'
 import { SearchQueryError, SearchError, ValidationError } from '../../errors'
 import { datasetJsonLd, scriptJson, siteBase } from '../seo'
@@ -18,18 +19,57 @@ import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collabo
 import { storedFileKey } from '../../model/resource-file'
 import { loadResource } from '../../model/resource-write'
 import { geoViews } from '../geo-views'
+import { BBOX_FIELDS, checkBbox, datasetGeometry, parseBbox, type Bbox } from '../map/geo'
+import { AreaFilter, DatasetMap } from '../map/maps'
+import type { Errors } from '../forms'
 
 type Dict = Record<string, any>
 const text = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v))
 
+/** The area filter's parameters: the four parts the form sends (`_west`...), checked. */
+const AREA_PARTS = BBOX_FIELDS.map((f) => `_${f}`)
+
+/**
+ * The search page's area: `ext_bbox` when it is a box (passed on to package_search), the form's
+ * four parts when they were sent (a box: the page's URL with it as `ext_bbox`; else their errors).
+ */
+function readArea(page: Page, base: string): { redirect: string } | { bbox: Bbox | null; raw: string; values: Record<string, string>; errors: Errors } {
+  const params = page.url.searchParams
+  const errors: Errors = {}
+  const values: Record<string, string> = {}
+  const raw = params.get('ext_bbox') ?? ''
+  const bbox: Bbox | null = raw ? parseBbox(raw) : null
+  if (raw && !bbox) errors._ = [page.t('map.error.param')]
+  if (bbox) BBOX_FIELDS.forEach((f, i) => (values[f] = String(bbox[i])))
+  if (AREA_PARTS.some((k) => params.has(k))) {
+    const parts = Object.fromEntries(BBOX_FIELDS.map((f) => [f, params.get(`_${f}`) ?? ''])) as Record<(typeof BBOX_FIELDS)[number], string>
+    Object.assign(values, parts)
+    const checked = checkBbox(parts)
+    const drop = Object.fromEntries(AREA_PARTS.map((k) => [k, undefined]))
+    if ('bbox' in checked) return { redirect: withParams(base, params, { ...drop, ext_bbox: checked.bbox.join(',') }) }
+    for (const [f, key] of Object.entries(checked.errors)) errors[`_${f}`] = [page.t(key)]
+  }
+  return { bbox, raw: bbox ? raw : '', values, errors }
+}
+
 /** A dataset search (the /dataset page, and an organization's or group's list): results, facets, pager. */
-export async function datasetSearch(page: Page, base: string, extraFq?: string) {
+export interface SearchView {
+  view: Child
+  result: Dict
+  query: DatasetQuery
+  alternate: string
+}
+
+export async function datasetSearch(page: Page, base: string, extraFq?: string, opts: { area?: boolean } = {}): Promise<{ redirect: string } | SearchView> {
   const query = readDatasetQuery(page.url.searchParams)
   const t = page.t
+  const area = opts.area ? readArea(page, base) : null
+  if (area && 'redirect' in area) return { redirect: area.redirect }
+  const dict = { ...searchParams(query, extraFq), ...(area?.bbox ? { ext_bbox: area.raw } : {}) }
   let result: Dict = { count: 0, results: [], search_facets: {} }
   let error = ''
   try {
-    result = await call(page, 'package_search', searchParams(query, extraFq))
+    result = await call(page, 'package_search', dict)
   } catch (e) {
     if (!(e instanceof SearchQueryError || e instanceof SearchError || e instanceof ValidationError)) throw e
     error = t('search.error')
@@ -37,9 +77,22 @@ export async function datasetSearch(page: Page, base: string, extraFq?: string) 
   const params = page.url.searchParams
   const facets = (result.search_facets ?? {}) as Record<string, { items: FacetItem[] }>
   const active = (field: string, name: string) => query.filters.some(([k, v]) => k === field && v === name)
+  const noArea = Object.fromEntries(['ext_bbox', ...AREA_PARTS].map((k) => [k, undefined]))
   const view = (
     <div class="layout">
       <aside class="facets" aria-label={t('facets.filters')}>
+        {area && !('redirect' in area) ? (
+          <AreaFilter
+            page={page}
+            base={base}
+            bbox={area.bbox}
+            values={area.values}
+            errors={area.errors}
+            keep={[...params].filter(([k]) => k !== 'page' && k !== 'ext_bbox' && !AREA_PARTS.includes(k))}
+            removeHref={withParams(base, params, noArea)}
+            t={t}
+          />
+        ) : null}
         {FACETS.map((f) => (
           <FacetList
             title={t(FACET_TITLES[f])}
@@ -59,6 +112,7 @@ export async function datasetSearch(page: Page, base: string, extraFq?: string) 
           {query.filters.map(([k, v]) => (
             <input type="hidden" name={k} value={v} />
           ))}
+          {area?.bbox ? <input type="hidden" name="ext_bbox" value={area.raw} /> : null}
           <label for="sort">{t('sort.label')}</label>
           <select id="sort" name="sort">
             {SORTS.map(([value, label]) => (
@@ -82,7 +136,7 @@ export async function datasetSearch(page: Page, base: string, extraFq?: string) 
     </div>
   )
   const api = new URLSearchParams()
-  for (const [k, v] of Object.entries(searchParams(query, extraFq))) if (v !== '' && k !== 'facet.field' && k !== 'facet.limit') api.set(k, String(v))
+  for (const [k, v] of Object.entries(dict)) if (v !== '' && k !== 'facet.field' && k !== 'facet.limit') api.set(k, String(v))
   return { view, result, query, alternate: `/api/3/action/package_search?${api}` }
 }
 
@@ -90,10 +144,12 @@ export async function datasetSearch(page: Page, base: string, extraFq?: string) 
 export async function typeSearchPage(page: Page, type: string) {
   if (!datasetSchemaOf(page, type)) return null
   const base = `/${type}/`
-  const { view, alternate } = await datasetSearch(page, base, `dataset_type:${phrase(type)}`)
+  const found = await datasetSearch(page, base, `dataset_type:${phrase(type)}`, { area: true })
+  if ('redirect' in found) return { redirect: found.redirect }
+  const { view, alternate } = found
   const heading = page.t('schema.typeHeading', { type })
   return (
-    <Layout title={heading} page={page} alternate={alternate}>
+    <Layout title={heading} page={page} alternate={alternate} maps>
       <Crumbs page={page} items={[[page.t('nav.datasets'), '/dataset'], [type, base]]} />
       <h1>{heading}</h1>
       {page.ctx.user ? (
@@ -109,9 +165,11 @@ export async function typeSearchPage(page: Page, type: string) {
 }
 
 export async function searchPage(page: Page) {
-  const { view, alternate } = await datasetSearch(page, '/dataset')
+  const found = await datasetSearch(page, '/dataset', undefined, { area: true })
+  if ('redirect' in found) return { redirect: found.redirect }
+  const { view, alternate } = found
   return (
-    <Layout title={page.t('dataset.title')} page={page} alternate={alternate}>
+    <Layout title={page.t('dataset.title')} page={page} alternate={alternate} maps>
       <h1>{page.t('dataset.title')}</h1>
       {page.ctx.user ? (
         <p>
@@ -243,8 +301,10 @@ export async function datasetPage(page: Page, id: string) {
   const org = d.organization as Dict | null
   const schema = datasetSchemaOf(page, text(d.type) || 'dataset')
   const harvested = await harvestedFrom(page, d)
+  const geometry = datasetGeometry(d)
   return (
     <Layout
+      maps={!!geometry}
       title={text(d.title) || text(d.name)}
       page={page}
       alternate={`/api/3/action/package_show?id=${encodeURIComponent(d.id)}`}
@@ -290,6 +350,7 @@ export async function datasetPage(page: Page, id: string) {
           </ul>
         </>
       ) : null}
+      {geometry ? <DatasetMap page={page} geometry={geometry} /> : null}
       <h2>{t('dataset.additionalInfo')}</h2>
       <dl class="meta">
         {org ? (

@@ -88,7 +88,8 @@ export async function readPage(page: Page, kind: Kind, id: string, type?: string
   })
   if (type && o.type !== type) return null
   const fq = kind === 'organization' ? `owner_org:${phrase(o.id)}` : `groups:${phrase(o.name)}`
-  const { view } = await datasetSearch(page, `/${kind}/${encodeURIComponent(o.name)}`, fq)
+  const found = await datasetSearch(page, `/${kind}/${encodeURIComponent(o.name)}`, fq)
+  const view = 'view' in found ? found.view : null // no area filter here, so never a redirect
   const title = text(o.display_name) || text(o.title) || text(o.name)
   return (
     <Layout title={title} page={page} alternate={`/api/3/action/${kind}_show?id=${encodeURIComponent(o.id)}`} description={text(o.description)}>
