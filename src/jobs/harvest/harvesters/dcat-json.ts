@@ -175,8 +175,12 @@ export function dataJsonToDataset(e: Dict, schema?: DcatSchemaInfo, cleanTags = 
   else extra('license', license)
   if (has('access_rights')) d.access_rights = str(e.rights)
   else extra('rights', e.rights)
-  if (has('spatial_coverage') && str(e.spatial)) d.spatial_coverage = [spatialItem(str(e.spatial)!)]
-  else extra('spatial', e.spatial)
+  const place = str(e.spatial) ? spatialItem(str(e.spatial)!) : undefined
+  if (has('spatial_coverage') && place) d.spatial_coverage = [place]
+  // the `spatial` extra holds GeoJSON (ckanext-spatial checks it on write): a box becomes its
+  // polygon, as data.gov converts it; a place name goes to `spatial_text` (ckanext-dcat's name)
+  else if (place?.bbox ?? place?.geom) extra('spatial', place.bbox ?? place.geom)
+  else extra('spatial_text', e.spatial)
   const temporal = str(e.temporal)
   if (has('temporal_coverage') && temporal?.includes('/')) {
     const [start, end] = temporal.split('/')
