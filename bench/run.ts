@@ -13,6 +13,7 @@ import { loaderBench } from './loader'
 import { uploadBench } from './upload'
 import { scaleBench } from './scale'
 import { harvestBench } from './harvest'
+import { spatialBench } from './spatial'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
@@ -50,6 +51,12 @@ if (!only || only === 'search') {
   const sizes = (process.env.BENCH_SEARCH_SIZES ?? '10000,100000').split(',').map((s) => Number(s.trim()))
   console.log('\n# 2. search: package_search over generated catalogues (fill, index, latency in-process and over HTTP, cold start, two processes)')
   await searchBench(sizes)
+}
+
+if (!only || only === 'spatial') {
+  // BENCH_SPATIAL_DATASETS (100000), BENCH_SPATIAL_QUERIES (200 per class)
+  console.log('\n# 2b. spatial: package_search with ext_bbox beside the same query without it, and the memory of the geometries')
+  await spatialBench()
 }
 
 if (!only || only === 'datastore') {
