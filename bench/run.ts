@@ -19,7 +19,7 @@ const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDig
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`)
-// BENCH_ONLY=catalogue|search|datastore|worker|dashboard|pages|changes|validators runs one of them. Changes: BENCH_CHANGES_DATASETS
+// BENCH_ONLY=catalogue|search|spatial|datastore|worker|dashboard|pages|changes|validators runs one of them. Changes: BENCH_CHANGES_DATASETS
 // (100000), BENCH_CHANGES_REQUESTS (50). Pages: BENCH_PAGES_DATASETS (10000),
 // BENCH_PAGES_REQUESTS (300). Worker: BENCH_WORKER_CALLS (200),
 // BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),

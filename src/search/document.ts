@@ -304,6 +304,7 @@ export function phraseSources(d: Dict, field: string, opts: DocumentOptions): { 
   }
   if (all || field === 'urls') add(d.url)
   for (const e of list(d.extras)) {
+    if (e.key === 'spatial') continue // not in the text index either
     if (all || field === `extras_${reduceKey(str(e.key))}`) add(e.value)
   }
   return doc
