@@ -13,12 +13,13 @@ import { loaderBench } from './loader'
 import { uploadBench } from './upload'
 import { scaleBench } from './scale'
 import { harvestBench } from './harvest'
+import { spatialBench } from './spatial'
 
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const pct = (r: number) => `${(r * 100).toFixed(1)}%`
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, Node ${process.version}`)
-// BENCH_ONLY=catalogue|search|datastore|worker|dashboard|pages|changes|validators runs one of them. Changes: BENCH_CHANGES_DATASETS
+// BENCH_ONLY=catalogue|search|spatial|datastore|worker|dashboard|pages|changes|validators runs one of them. Changes: BENCH_CHANGES_DATASETS
 // (100000), BENCH_CHANGES_REQUESTS (50). Pages: BENCH_PAGES_DATASETS (10000),
 // BENCH_PAGES_REQUESTS (300). Worker: BENCH_WORKER_CALLS (200),
 // BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),
@@ -50,6 +51,12 @@ if (!only || only === 'search') {
   const sizes = (process.env.BENCH_SEARCH_SIZES ?? '10000,100000').split(',').map((s) => Number(s.trim()))
   console.log('\n# 2. search: package_search over generated catalogues (fill, index, latency in-process and over HTTP, cold start, two processes)')
   await searchBench(sizes)
+}
+
+if (!only || only === 'spatial') {
+  // BENCH_SPATIAL_DATASETS (100000), BENCH_SPATIAL_QUERIES (200 per class)
+  console.log('\n# 2b. spatial: package_search with ext_bbox beside the same query without it, and the memory of the geometries')
+  await spatialBench()
 }
 
 if (!only || only === 'datastore') {

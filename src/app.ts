@@ -5,6 +5,7 @@ import { mountActionRoutes } from './http/action-route'
 import { asciiJson } from './lib/json'
 import { internalError } from './http/internal-error'
 import { mountUtilRoutes } from './http/util-routes'
+import { mountGeoRoute } from './http/geo-route'
 import { mountDumpRoute } from './http/dump-route'
 import { mountDownloadRoute } from './http/download-route'
 import { mountImageRoute } from './http/image-route'
@@ -28,6 +29,7 @@ export function createApp(source: DepsSource) {
   }
   mountActionRoutes(app, deps)
   mountUtilRoutes(app, deps)
+  mountGeoRoute(app, deps)
   mountDumpRoute(app, deps)
   mountDownloadRoute(app, deps)
   mountImageRoute(app, deps)

@@ -25,6 +25,8 @@ export interface FillOptions {
   adminId: string
   orgCount?: number
   seed?: number
+  /** More extras for dataset i (the spatial benchmark's geometries). */
+  extras?: (i: number) => { key: string; value: string }[]
 }
 
 export interface FillResult {
@@ -144,7 +146,7 @@ export async function bulkFill(write: WriteExecutor, n: number, opts: FillOption
         }
         rows.pt.push({ id: crypto.randomUUID(), package_id: id, tag_id: tagId, state: 'active' })
       }
-      for (const e of d.extras) rows.extra.push({ id: crypto.randomUUID(), package_id: id, key: e.key, value: e.value })
+      for (const e of [...d.extras, ...(opts.extras?.(i) ?? [])]) rows.extra.push({ id: crypto.randomUUID(), package_id: id, key: e.key, value: e.value })
       rows.log.push(changeRow('package', id))
     }
     const stmts: RawStatement[] = []

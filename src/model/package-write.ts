@@ -27,6 +27,7 @@ import {
 
 import type { Stmt } from './write-batcher'
 import { datasetInput, datasetSchemaFor, mergeErrors } from '../scheming/dataset'
+import { readSpatial } from '../lib/geo/geojson'
 
 const NAME_IN_USE = 'That URL is already in use.'
 
@@ -90,7 +91,18 @@ function checkTyped(ctx: ActionContext, raw: Record<string, unknown>, mode: 'cre
   const schema = datasetSchemaFor(ctx.schemas, type)
   const typed = schema ? datasetInput(schema, raw, mode) : { raw, errors: {} }
   const checked = checkPackage(typed.raw, mode, privileged)
-  return { input: checked.input, errors: mergeErrors(typed.errors, checked.errors) }
+  return { input: checked.input, errors: mergeErrors(mergeErrors(typed.errors, checked.errors), spatialErrors(checked.input)) }
+}
+
+/**
+ * ckanext-spatial's check of the `spatial` extra (a schema field named `spatial` is stored as
+ * one): GeoJSON text, or its messages. An empty value is no geometry.
+ */
+function spatialErrors(input: { extras?: { key: string; value: string }[] }): ErrorDict {
+  const value = input.extras?.find((e) => e.key === 'spatial')?.value
+  if (!value) return {}
+  const read = readSpatial(value)
+  return read.ok ? {} : { spatial: [read.error] }
 }
 
 interface Resolved {

@@ -1,6 +1,7 @@
 // The search document of one dataset: what package_search can match, sort and facet on (search.md §4).
 import { analyzeGenericIndex, analyzeIndex, exactValue } from './analysis'
 import { isDateField, storedDateMillis } from './date-math'
+import { readSpatial } from '../lib/geo/geojson'
 
 /**
  * One dataset as the index sees it. Text fields hold analysed terms (a bag: phrases are checked
@@ -18,6 +19,8 @@ export interface IndexDoc {
    * `collaborator-<dataset id>`.
    */
   labels: string[]
+  /** The `spatial` field's geometry, packed (src/lib/geo); absent when it has none or it is invalid. */
+  geometry?: Float64Array
 }
 
 /**
@@ -123,6 +126,8 @@ const NOT_PLAIN = new Set([
   'private',
   'isopen',
   'tracking_summary',
+  // ckanext-spatial keeps the GeoJSON out of the text and fields: it is indexed as a geometry
+  'spatial',
 ])
 
 /** Builds the search document of a package_show dict. */
@@ -236,7 +241,12 @@ export function indexDocument(d: Dict, opts: DocumentOptions): IndexDoc {
   }
   for (const u of urls) body(u)
 
+  let spatial: unknown = d.spatial
   for (const e of list(d.extras)) {
+    if (e.key === 'spatial') {
+      spatial ||= e.value
+      continue
+    }
     const key = reduceKey(str(e.key))
     if (!key) continue
     const value = str(e.value)
@@ -261,7 +271,8 @@ export function indexDocument(d: Dict, opts: DocumentOptions): IndexDoc {
       : d.owner_org
         ? [`member-${str(d.owner_org)}`, `collaborator-${id}`]
         : [`creator-${str(d.creator_user_id)}`, `collaborator-${id}`]
-  return { id, text, exact, numbers, labels }
+  const geo = spatial ? readSpatial(spatial) : null
+  return { id, text, exact, numbers, labels, ...(geo?.ok && geo.packed.length ? { geometry: geo.packed } : {}) }
 }
 
 /** The text to check a phrase against, for a field the phrase names (null: not a text field). */
@@ -293,6 +304,7 @@ export function phraseSources(d: Dict, field: string, opts: DocumentOptions): { 
   }
   if (all || field === 'urls') add(d.url)
   for (const e of list(d.extras)) {
+    if (e.key === 'spatial') continue // not in the text index either
     if (all || field === `extras_${reduceKey(str(e.key))}`) add(e.value)
   }
   return doc

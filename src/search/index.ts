@@ -3,6 +3,7 @@ import type { IndexDoc } from './document'
 import type { QueryPlan } from './query'
 import type { SortKey } from './sort'
 import type { Deps } from '../context'
+import type { QueryBox } from '../lib/geo/box'
 
 export interface Visibility {
   /** Allowed dataset states; null = no state filter (the caller's own `+state:` filter decides). */
@@ -25,6 +26,11 @@ export interface SearchRequest {
   /** A cursor's sort values: only documents after them, in sort order (start is then 0). */
   after?: (number | string | null)[]
   facet?: { fields: string[]; limit: number; mincount: number }
+  /**
+   * ext_bbox: only datasets whose `spatial` geometry meets the box; a sort by score adds each
+   * one's overlap ratio with the box to its score.
+   */
+  spatial?: { box: QueryBox }
   /** Checks phrases through this request's I/O, instead of the index's own checker. */
   phraseChecker?: PhraseChecker
   /** When the request's time is up (ms since the epoch): past it the search throws SearchTimeout. */

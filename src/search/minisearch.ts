@@ -1,9 +1,10 @@
 // The in-memory engine: MiniSearch for analysed text, id sets for exact values, arrays for numbers.
-import { andInto, andNotInto, count, fromDocs, newBits, orInto, type Bits } from './bits'
+import { andInto, andNotInto, count, forEachBit, fromDocs, newBits, orInto, type Bits } from './bits'
 import type { IndexDoc } from './document'
 import { ExactField, type ExactDump } from './exact-field'
 import { Evaluator } from './evaluate'
 import { Budget, UNLIMITED } from './budget'
+import { GeoField, type GeoDump } from './geo-field'
 
 /** Memory for the cached filter results (one bitset per field value asked for). */
 const BITS_CACHE_BYTES = 16 * 2 ** 20
@@ -20,6 +21,8 @@ export interface IndexSnapshot {
   exact: Record<string, ExactDump>
   numbers: Record<string, Float64Array>
   text: TextSnapshot
+  /** The `spatial` geometries (absent: none). */
+  geo?: GeoDump
 }
 
 /**
@@ -30,6 +33,8 @@ export class MemoryIndex implements SearchIndex {
   text: TextIndex
   readonly exact = new Map<string, ExactField>()
   readonly numbers = new Map<string, Float64Array>()
+  /** The datasets' `spatial` geometries, for ext_bbox. */
+  geo = new GeoField()
   /** Document number → dataset id. */
   readonly ids: (string | undefined)[] = []
   private readonly docOf = new Map<string, number>()
@@ -100,6 +105,7 @@ export class MemoryIndex implements SearchIndex {
       if (!(field in doc.numbers) && n < arr.length) arr[n] = NaN
     }
     for (const [field, value] of Object.entries(doc.numbers)) this.numberArray(field, n)[n] = value
+    this.geo.set(n, doc.geometry)
     return n
   }
 
@@ -110,6 +116,7 @@ export class MemoryIndex implements SearchIndex {
     this.text.drop(n)
     for (const f of this.exact.values()) f.remove(n)
     for (const arr of this.numbers.values()) if (n < arr.length) arr[n] = NaN
+    this.geo.remove(n)
     this.docOf.delete(id)
     this.ids[n] = undefined
     this.free.push(n)
@@ -207,6 +214,15 @@ export class MemoryIndex implements SearchIndex {
     if (v.labels) andInto(vis, this.labelBits(v.labels))
     for (const t of v.excludeTypes ?? []) andNotInto(vis, this.exactBits('dataset_type', t))
     andInto(matched, vis)
+    if (req.spatial) {
+      const box = req.spatial.box
+      this.geo.filter(matched, box)
+      // ckanext-spatial's solr-bbox backend: the overlap ratio is added to the score
+      if (req.sort.some((k) => k.field === 'score')) {
+        const scores = (evaluator.scores ??= this.takeScores())
+        forEachBit(matched, (n) => (scores[n]! += this.geo.overlap(n, box)))
+      }
+    }
     budget.check()
     const total = count(matched)
     const after = req.after ? afterTuple(this, req.sort, evaluator.scores, req.after) : undefined
@@ -232,7 +248,8 @@ export class MemoryIndex implements SearchIndex {
     for (const [k, f] of this.exact) exact[k] = f.dump(this.capacity)
     const numbers: IndexSnapshot['numbers'] = {}
     for (const [k, arr] of this.numbers) numbers[k] = arr.slice(0, this.capacity)
-    return { ids: this.ids.map((x) => x ?? null), exact, numbers, text: this.text.dump() }
+    const geo = this.geo.size ? { geo: this.geo.dump(this.capacity) } : {}
+    return { ids: this.ids.map((x) => x ?? null), exact, numbers, text: this.text.dump(), ...geo }
   }
 
   static restore(s: IndexSnapshot, phraseChecker?: PhraseChecker): MemoryIndex {
@@ -248,6 +265,7 @@ export class MemoryIndex implements SearchIndex {
       arr.set(values)
       idx.numbers.set(k, arr)
     }
+    if (s.geo) idx.geo = GeoField.load(s.geo)
     return idx
   }
 }

@@ -75,6 +75,7 @@ describe('dcat_json', () => {
       accessLevel: 'public',
       bureauCode: '015:11',
       programCode: '015:001',
+      // data.json's box as the GeoJSON polygon the spatial extra holds
       spatial: JSON.stringify({ type: 'Polygon', coordinates: [[[-77.2, 38.8], [-76.9, 38.8], [-76.9, 39], [-77.2, 39], [-77.2, 38.8]]] }),
       temporal: '2015-01-01/2023-12-31',
       theme: 'Transportation',

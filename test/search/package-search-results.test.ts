@@ -497,9 +497,9 @@ describe('package_search filters', () => {
     expect(names(both).sort()).toEqual(['alpha-rivers', 'golf'])
   })
 
-  it('accepts and ignores ext_* parameters', async () => {
+  it('accepts and ignores ext_* parameters no search reads (ext_bbox filters: test/spatial)', async () => {
     const plain = await search({ q: 'tags:water' })
-    const ext = await search({ q: 'tags:water', ext_bbox: '-180,-90,180,90', ext_prev_extent: { a: 1 } })
+    const ext = await search({ q: 'tags:water', ext_prev_extent: { a: 1 }, ext_other: '1', extras: { ext_prev_extent: 'x' } })
     expect(ext).toEqual(plain)
   })
 

@@ -13,6 +13,7 @@ import { SearchTimeout } from '../../search/budget'
 import { hasLocalParams, localParamsMessage, parseFilter, parseQ, QueryParseError, queryTooBig } from '../../search/query'
 import { effectiveSort, facetFieldParam, facetLimitParam, facetMincountParam, parseSort, SortParseError } from '../../search/sort'
 import type { ActionContext } from '../../context'
+import { parseBbox } from '../../lib/geo/box'
 
 const KNOWN = new Set([
   'q',
@@ -40,6 +41,7 @@ const KNOWN = new Set([
   'wt',
   'df',
   'q.op',
+  'extras',
 ])
 
 const anyValue = z.unknown().optional()
@@ -92,6 +94,14 @@ export const packageSearch = defineAction({
   (e.g. metadata_modified desc or name asc) for paging that holds while datasets are written;
   relevance scores move with the index
 :type cursor: string
+:param ext_bbox: \`minx,miny,maxx,maxy\` (degrees, WGS 84): only datasets whose \`spatial\`
+  GeoJSON geometry meets this box (ckanext-spatial); a box whose maxx is west of its minx crosses
+  the antimeridian. Sorted by score (the default), the datasets that overlap the box most come
+  first. Like every ext_* parameter it may also come inside \`extras\`
+:type ext_bbox: string
+:param extras: the ext_* parameters as a dict (how CKAN hands them to search plugins), e.g.
+  {"ext_bbox": "-10,40,5,52"}; a top-level ext_* parameter of the same name wins
+:type extras: dict
 :returns: {"count", "facets", "results", "sort", "search_facets"}, and with cursor, next_cursor while the page is full
 :rtype: dictionary`,
   auth: 'anyone',
@@ -144,6 +154,7 @@ export const packageSearch = defineAction({
       if (e instanceof QueryParseError) throw new SearchError(pyRepr(e.message))
       throw e
     }
+    const spatial = spatialParams(raw)
     const ownState = [p.q ?? '', ...filters].some((s) => s.includes('+state:'))
     const states = ownState ? null : ['active', ...(p.include_drafts ? ['draft'] : []), ...(p.include_deleted ? ['deleted'] : [])]
     const facetOn = (p.facet ?? 'true').toLowerCase() !== 'false'
@@ -170,6 +181,7 @@ export const packageSearch = defineAction({
         start: p.start ?? 0,
         rows,
         after: p.cursor && p.cursor !== '*' ? decodeCursor(p.cursor, sortText) : undefined,
+        ...(spatial ? { spatial } : {}),
         facet: facetFields.length ? { fields: facetFields, limit: facetLimit, mincount: p['facet.mincount'] ?? 1 } : undefined,
         deadline,
       })
@@ -201,6 +213,33 @@ export const packageSearch = defineAction({
   },
 })
 
+
+/**
+ * The ext_* parameters as CKAN gathers them for search plugins: the `extras` dict, then the
+ * top-level ext_* keys over it; ext_bbox read as ckanext-spatial reads it.
+ */
+function spatialParams(raw: Record<string, unknown>): { box: NonNullable<ReturnType<typeof parseBbox>> } | undefined {
+  let extras: unknown = raw.extras ?? {}
+  if (typeof extras === 'string') {
+    try {
+      extras = JSON.parse(extras)
+    } catch {
+      // reported below
+    }
+  }
+  if (!extras || typeof extras !== 'object' || Array.isArray(extras)) {
+    throw ValidationError.field('extras', 'Must be a dict of ext_* search parameters')
+  }
+  const ext: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(extras)) if (k.startsWith('ext_')) ext[k] = v
+  for (const [k, v] of Object.entries(raw)) if (k.startsWith('ext_')) ext[k] = v
+  const bbox = Array.isArray(ext.ext_bbox) && ext.ext_bbox.length === 1 ? ext.ext_bbox[0] : ext.ext_bbox
+  // ckanext-spatial: an empty ext_bbox is no spatial search
+  if (bbox === undefined || bbox === null || bbox === '') return undefined
+  const box = parseBbox(bbox)
+  if (!box) throw new SearchError(pyRepr('Wrong bounding box provided'))
+  return { box }
+}
 
 /** An opaque cursor: the sort it was made for and the last dataset's sort values. */
 function encodeCursor(sort: string, last: (number | string | null)[]): string {
