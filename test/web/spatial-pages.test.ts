@@ -38,7 +38,13 @@ beforeAll(async () => {
   await t.make.dataset(sys, { name: 'channel-survey', title: 'Channel survey', owner_org: org.id, tags: [{ name: 'coast' }], extras: [{ key: 'spatial', value: JSON.stringify(POLYGON) }] })
   await t.make.dataset(sys, { name: 'lighthouse', title: 'Lighthouse', owner_org: org.id, extras: [{ key: 'spatial', value: '{"type":"Point","coordinates":[-5.7,50.07]}' }] })
   await t.make.dataset(sys, { name: 'no-place', title: 'No place', owner_org: org.id })
-  await t.make.dataset(sys, { name: 'bad-place', title: 'Bad place', owner_org: org.id, extras: [{ key: 'spatial', value: 'somewhere near the sea' }] })
+  // a value written before the spatial extra was checked on write (no action stores one now)
+  const bad = await t.make.dataset(sys, { name: 'bad-place', title: 'Bad place', owner_org: org.id })
+  await t.deps.writer.write([
+    { sql: `INSERT INTO package_extra (id, package_id, key, value) VALUES ('bad-place-spatial', ?, 'spatial', 'somewhere near the sea')`, args: [bad.id] },
+    { sql: `INSERT INTO change_log (entity_type, entity_id, op) VALUES ('package', ?, 'upsert')`, args: [bad.id] },
+  ])
+  await t.deps.changes.catchUp()
   await t.make.dataset(sys, {
     name: 'secret-reef',
     title: 'Secret reef',
@@ -46,7 +52,10 @@ beforeAll(async () => {
     private: true,
     extras: [{ key: 'spatial', value: JSON.stringify({ type: 'Point', coordinates: [147.123456, -18.654321] }) }],
   })
-  for (let i = 0; i < 21; i++) await t.make.dataset(sys, { name: `filler-${i}`, title: `Filler ${i}`, owner_org: org.id, tags: [{ name: 'coast' }] })
+  // enough datasets in the box for a second page of results
+  const inBox = JSON.stringify({ type: 'Point', coordinates: [0, 52] })
+  for (let i = 0; i < 21; i++)
+    await t.make.dataset(sys, { name: `filler-${i}`, title: `Filler ${i}`, owner_org: org.id, tags: [{ name: 'coast' }], extras: [{ key: 'spatial', value: inBox }] })
   anon = browser((path, init) => t.app.request(path, init))
   member = browser((path, init) => t.app.request(path, init))
   await signIn(member, 'coast-member', 'member password')
@@ -109,6 +118,11 @@ describe('the dataset page map', () => {
     const seen = await member.get('/dataset/secret-reef')
     expect(seen.res.status).toBe(200)
     expect(seen.html).toContain('Bounding box: west 147.123, south -18.654, east 147.123, north -18.654 (degrees)')
+    // and finds it by area, without the datasets elsewhere
+    const found = (await member.get('/dataset?ext_bbox=140,-25,150,-10')).html
+    expect(found).toContain('Secret reef')
+    expect(found).not.toContain('Lighthouse')
+    expect(found).not.toContain('Channel survey')
   })
 })
 
