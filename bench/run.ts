@@ -120,6 +120,7 @@ if (!only || only === 'harvest') {
   console.log('\n# 10. harvest: a ckan source (a second server) harvested from scratch, then after remote changes, beside package_create')
   const r = await harvestBench()
   console.log(`package_create (${r.packageCreate.clients} clients): ${fmt(r.packageCreate.rate)} datasets/s`)
+  console.log(`the remote's own listing of them (package_search, pages of 1,000): ${r.remoteListingSeconds} s`)
   console.log(`full harvest of ${fmt(r.datasets)} datasets: ${r.full.seconds} s, ${fmt(r.full.rate)} datasets/s, peak RSS ${r.full.peakRssMb} MB`)
   console.log(`  full harvest / package_create:    ${pct(r.full.ratio)}   (target ≥ 50%: ${r.full.ratio >= 0.5 ? 'met' : 'NOT met'})`)
   console.log(`incremental run after ${r.changes} changes: ${r.incremental.seconds} s   (target < 10 s: ${r.incremental.seconds < 10 ? 'met' : 'NOT met'})`)
