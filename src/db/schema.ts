@@ -483,7 +483,8 @@ export const harvestObjects = sqliteTable(
     current: integer({ mode: 'boolean' }).notNull().default(false),
     gathered: text().notNull(),
     fetch_started: text(),
-    content: packedText(),
+    /** The remote record as gathered (rows of older runs may hold it deflated, as packedText does). */
+    content: text(),
     fetch_finished: text(),
     import_started: text(),
     import_finished: text(),

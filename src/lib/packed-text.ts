@@ -5,14 +5,11 @@ import { deflateSync, inflateSync, strFromU8, strToU8 } from 'fflate'
 /** Shorter text is stored as it is (deflate's gain would not pay for its cost). */
 const MIN_CHARS = 512
 
-/**
- * The stored form of `s`: raw DEFLATE bytes when long enough and smaller, else the text. `level`:
- * DEFLATE's level (6 by default; 1 for bulk text written once, at a third of the cost).
- */
-export function packText(s: string, level: 1 | 6 = 6): string | Uint8Array {
+/** The stored form of `s`: raw DEFLATE bytes when long enough and smaller, else the text. */
+export function packText(s: string): string | Uint8Array {
   if (s.length < MIN_CHARS) return s
   const utf8 = strToU8(s)
-  const packed = deflateSync(utf8, { level })
+  const packed = deflateSync(utf8, { level: 6 })
   return packed.length < utf8.length ? packed : s
 }
 
