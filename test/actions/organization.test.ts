@@ -367,6 +367,38 @@ describe('organization_list_for_user', () => {
     )
   })
 
+  // ckan 2.9: test_get.py TestOrganizationListForUser.test_when_permissions_extend_to_sub_organizations
+  it('cascades through parents set with member_create (object is the parent of id)', async () => {
+    const user = await t.make.user()
+    const users = [{ name: user.name, capacity: 'admin' }]
+    const top = await t.make.organization(sys, { users })
+    const middle = await t.make.organization(sys, { users })
+    const bottom = await t.make.organization(sys)
+    await t.make.organization(sys) // not returned
+    const made = await t.ok(
+      'member_create',
+      { id: bottom.id, object: middle.id, object_type: 'group', capacity: 'parent' },
+      sys,
+    )
+    expect(made).toMatchObject({ group_id: bottom.id, table_id: middle.id, table_name: 'group' })
+    await t.ok(
+      'member_create',
+      { id: middle.id, object: top.id, object_type: 'group', capacity: 'parent' },
+      sys,
+    )
+    const list = await t.ok('organization_list_for_user', {}, user)
+    expect(list.map((o: any) => o.id).sort()).toEqual([top.id, middle.id, bottom.id].sort())
+    expect((await t.ok('organization_show', { id: bottom.id })).groups).toEqual([
+      { capacity: 'parent', name: middle.name },
+    ])
+    expect(await t.ok('member_list', { id: bottom.id, object_type: 'group' })).toEqual([
+      [middle.id, 'group', 'parent'],
+    ])
+    await t.ok('member_delete', { id: bottom.id, object: middle.id, object_type: 'group' }, sys)
+    const after = await t.ok('organization_list_for_user', {}, user)
+    expect(after.map((o: any) => o.id).sort()).toEqual([top.id, middle.id].sort())
+  })
+
   it('looks up another user by id and counts datasets on request', async () => {
     const { org, editor, admin } = await staffedOrg()
     await t.make.dataset(admin, { owner_org: org.id })

@@ -49,6 +49,13 @@ cannot lower their own capacity.
     const g = await loadGroup(ctx, p.id, { notFound: GROUP_NOT_FOUND })
     const obj = await loadMemberObject(ctx, p.object_type, p.object)
     if (obj.tableName === 'user') await requireNotRevokingOwnAdmin(ctx, g.id, obj.id, p.capacity)
+    if (obj.tableName === 'group') {
+      // ckan: member_create(id=child, object=parent, capacity="parent") puts `object` above
+      // `id`. Our rows keep the parent in group_id (as group_create's `groups` writes them), so
+      // the row is stored the other way round and answered the way CKAN's reads.
+      const row = await setMembership(ctx, obj.id, 'group', g.id, p.capacity)
+      return memberDict({ ...row, group_id: g.id, table_id: obj.id })
+    }
     return memberDict(await setMembership(ctx, g.id, obj.tableName, obj.id, p.capacity))
   },
 })

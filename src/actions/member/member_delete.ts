@@ -32,7 +32,9 @@ Nothing happens when the object is not a member.
   async run(ctx, p) {
     const g = await loadGroup(ctx, p.id, { notFound: GROUP_NOT_FOUND })
     const obj = await loadMemberObject(ctx, p.object_type, p.object)
-    await endMembership(ctx, g.id, obj.tableName, obj.id)
+    // a group object is the parent of `id`, stored with the parent in group_id (member_create)
+    if (obj.tableName === 'group') await endMembership(ctx, obj.id, 'group', g.id)
+    else await endMembership(ctx, g.id, obj.tableName, obj.id)
     return null
   },
 })

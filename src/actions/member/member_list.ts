@@ -1,6 +1,6 @@
 // member_list: the active members (datasets, users, groups) of a group or organization.
 import { z } from 'zod'
-import { and, asc, eq, ne, sql } from 'drizzle-orm'
+import { and, asc, eq, ne, or, sql } from 'drizzle-orm'
 import { defineAction } from '../action'
 import { idOrName, optString } from '../../validation/fields'
 import { members, packages } from '../../db/schema'
@@ -16,7 +16,7 @@ export const memberList = defineAction({
   help: `Return the members of a group or organization.
 
 Each member is a list of three items: its id, its type ("package", "user" or "group") and
-its capacity. User roles are given as "Admin", "Editor" or "Member"; datasets in a group
+its capacity (a group member is a parent group). User roles are given as "Admin", "Editor" or "Member"; datasets in a group
 have the capacity "public", datasets owned by an organization "organization".
 
 :param id: the id or name of the group or organization
@@ -30,13 +30,25 @@ have the capacity "public", datasets owned by an organization "organization".
   params: z.object({ id: idOrName, object_type: optString, capacity: optString }),
   async run(ctx, { id, object_type, capacity }) {
     const g = await loadGroup(ctx, id)
-    const conds = [eq(members.group_id, g.id), eq(members.state, 'active')]
+    // ckan: the group members of a group are its parents; our rows keep a parent in group_id
+    // (see member_create), so those rows are found by table_id and answered by group_id.
+    const conds = [
+      or(
+        and(eq(members.group_id, g.id), ne(members.table_name, 'group')),
+        and(eq(members.table_id, g.id), eq(members.table_name, 'group')),
+      )!,
+      eq(members.state, 'active'),
+    ]
     if (object_type) conds.push(eq(members.table_name, object_type))
     if (capacity) conds.push(eq(members.capacity, capacity))
     // An organization's datasets are the live ones it owns, whatever rows exist for them.
     if (g.is_organization) conds.push(ne(members.capacity, 'organization'))
     const rows = await ctx.db
-      .select({ id: members.table_id, type: members.table_name, capacity: members.capacity })
+      .select({
+        id: sql<string>`CASE WHEN ${members.table_name} = 'group' THEN ${members.group_id} ELSE ${members.table_id} END`,
+        type: members.table_name,
+        capacity: members.capacity,
+      })
       .from(members)
       .where(and(...conds))
       .orderBy(sql`rowid`)
