@@ -133,8 +133,9 @@ export function checkResource(raw: Record<string, unknown>): {
     core.datastore_active = toBool(raw.datastore_active)
   for (const [k, v] of Object.entries(raw)) {
     if (CORE.has(k) || RESOURCE_IGNORED.has(k)) continue
-    // ckan: list values are not stored as resource extras
-    if (Array.isArray(v) || v === undefined) continue
+    // ckan: a list of scalars is kept as an extra (stored as JSON); a list of objects is not
+    // (CKAN's flattening splits it into sub-keys the resource schema has no place for)
+    if (v === undefined || (Array.isArray(v) && isObjectList(v))) continue
     extras[k] = v
   }
   const upload = isUpload(raw.upload) ? raw.upload : undefined
@@ -396,3 +397,7 @@ function checkExtras(raw: Record<string, unknown>, input: PackageInput, errors: 
   if (rest.length) errors.extras_validation = [`Duplicate key "${rest[0]}"`]
   input.extras = out
 }
+
+/** A list whose first item is an object: what CKAN's flatten_dict takes apart. */
+const isObjectList = (v: unknown[]) =>
+  v.length > 0 && typeof v[0] === 'object' && v[0] !== null && !Array.isArray(v[0])

@@ -94,6 +94,30 @@ describe('resource_create', () => {
     expect(pkg.metadata_modified > d.metadata_modified).toBe(true)
   })
 
+  // ckan 2.9: test_create.py TestResourceCreate.test_extras
+  it('keeps extra keys holding strings, objects and lists, and drops extras', async () => {
+    const d = await dataset()
+    const r = await t.ok(
+      'resource_create',
+      {
+        package_id: d.id,
+        somekey: 'somevalue',
+        extras: { someotherkey: 'alt234' },
+        subobject: { hello: 'there' },
+        sublist: [1, 2, 3],
+        format: 'plain text',
+        url: 'http://datahub.io/download/',
+      },
+      editor,
+    )
+    const shown = (await showPkg(d.id)).resources[0]
+    for (const res of [r, shown]) {
+      expect(res).toMatchObject({ somekey: 'somevalue', subobject: { hello: 'there' }, sublist: [1, 2, 3] })
+      expect(res).not.toHaveProperty('extras')
+      expect(res).not.toHaveProperty('someotherkey')
+    }
+  })
+
   it('canonicalises formats and keeps unknown ones', async () => {
     const d = await dataset()
     const fmt = async (fields: Record<string, unknown>) =>
