@@ -37,11 +37,12 @@ export function decoders(t: DsTable) {
 /** How a bad value is reported: datastore_create and insert vs update/upsert (datastore.md §3.4, §4.4). */
 export type ValueErrorStyle = 'insert' | 'update'
 
-function valueError(style: ValueErrorStyle, msg: string, column: string, row: number): ValidationError {
-  const where = `(column "${column}", row ${row + 1})`
+// ckan: the database's message as it is (PostgreSQL names neither column nor row); the row is
+// in _records_row
+function valueError(style: ValueErrorStyle, msg: string, row: number): ValidationError {
   return style === 'insert'
-    ? new ValidationError({ message: `The data was invalid: ${msg} ${where}`, _records_row: row })
-    : new ValidationError({ records: [`${msg} ${where}`], _records_row: row })
+    ? new ValidationError({ message: `The data was invalid: ${msg}`, _records_row: row })
+    : new ValidationError({ records: [msg], _records_row: row })
 }
 
 /** CKAN's record shape checks: a list of objects. */
@@ -66,7 +67,7 @@ function storedRow(t: DsTable, rec: Row, row: number, style: ValueErrorStyle): S
     try {
       out[i] = co[i]!(v)
     } catch (e) {
-      if (e instanceof ValueError) throw valueError(style, e.message, t.columns[i]!.id, row)
+      if (e instanceof ValueError) throw valueError(style, e.message, row)
       throw e
     }
   }

@@ -89,7 +89,7 @@ describe('portable adapter: writes', () => {
     const bad = await write(id, 'insert', [{ code: 'c', n: 1 }, { code: 'd', n: 'x' }])
     expect(bad.status).toBe(409)
     expect(bad.body.error.message).toBe(
-      'The data was invalid: invalid input syntax for type integer: "x" (column "n", row 2)',
+      'The data was invalid: invalid input syntax for type integer: "x"',
     )
     expect(await codes(id)).toEqual(['a'])
   })

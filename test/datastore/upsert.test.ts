@@ -90,7 +90,7 @@ describe('datastore_upsert: insert', () => {
     expect(res.body.error).toEqual({
       __type: 'Validation Error',
       message:
-        'The data was invalid: invalid input syntax for type integer: "many" (column "n", row 2)',
+        'The data was invalid: invalid input syntax for type integer: "many"',
       _records_row: 1,
     })
     expect(await rows(id)).toHaveLength(1)
@@ -243,7 +243,7 @@ describe('datastore_upsert: update', () => {
       expect(res.status).toBe(409)
       expect(res.body.error).toEqual({
         __type: 'Validation Error',
-        records: ['invalid input syntax for type integer: "4.x" (column "n", row 2)'],
+        records: ['invalid input syntax for type integer: "4.x"'],
         _records_row: 1,
       })
     }
@@ -483,9 +483,33 @@ describe('datastore_upsert: dry_run', () => {
       records: [{ n: 'x' }],
     })
     expect(value.body.error.message).toBe(
-      'The data was invalid: invalid input syntax for type integer: "x" (column "n", row 1)',
+      'The data was invalid: invalid input syntax for type integer: "x"',
     )
     expect(await rows(id)).toHaveLength(1)
+  })
+})
+
+describe('datastore_upsert: type errors of update and upsert', () => {
+  // ckan 2.9: test_upsert.py TestDatastoreUpsert.test_dry_run_type_error
+  it('names the type and value under records, as PostgreSQL words it', async () => {
+    const ds = await t.make.dataset(admin)
+    const made = await t.ok(
+      'datastore_create',
+      { resource: { package_id: ds.id }, fields: [{ id: 'spam', type: 'numeric' }], primary_key: 'spam' },
+      admin,
+    )
+    for (const method of ['upsert', 'update']) {
+      const res = await upsert({
+        resource_id: made.resource_id,
+        method,
+        records: [{ spam: 'SPAM' }, { spam: 'EGGS' }],
+        dry_run: true,
+      })
+      expect(res.status, method).toBe(409)
+      expect(res.body.error.records, method).toEqual([
+        'invalid input syntax for type numeric: "SPAM"',
+      ])
+    }
   })
 })
 
