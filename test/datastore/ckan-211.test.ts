@@ -1,0 +1,141 @@
+// The additive CKAN 2.11 DataStore pieces over the action API: datastore_records_delete,
+// delete_fields, nulls first/last sorts, records_row in errors, datastore_info by resource_id.
+import { beforeAll, describe, expect, it } from 'vitest'
+import { setup, type Caller, type TestEnv } from '../helpers/setup'
+
+let t: TestEnv
+let admin: Caller
+let editor: Caller & { name: string }
+let outsider: Caller & { name: string }
+let orgId: string
+
+beforeAll(async () => {
+  t = await setup()
+  admin = await t.make.sysadmin()
+  editor = await t.make.user()
+  outsider = await t.make.user()
+  const org = await t.make.organization(admin)
+  orgId = org.id
+  await t.ok(
+    'organization_member_create',
+    { id: org.id, username: editor.name, role: 'editor' },
+    admin,
+  )
+})
+
+const invalid = (field: string, ...msgs: string[]) => ({
+  __type: 'Validation Error',
+  [field]: msgs,
+})
+
+const FIELDS = [
+  { id: 'code', type: 'text' },
+  { id: 'n', type: 'int' },
+]
+const RECORDS = [
+  { code: 'a', n: 1 },
+  { code: 'b', n: 2 },
+  { code: 'c', n: 2 },
+  { code: 'd', n: null },
+]
+
+/** A url_type datastore resource with a table; returns its resource id. */
+async function table(pkg: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) {
+  const ds = await t.make.dataset(admin, pkg)
+  const res = await t.ok(
+    'datastore_create',
+    { resource: { package_id: ds.id }, fields: FIELDS, records: RECORDS, ...extra },
+    admin,
+  )
+  return res.resource_id as string
+}
+
+const codes = async (id: string, sort = '_id') =>
+  (await t.ok('datastore_search', { resource_id: id, sort }, admin)).records.map(
+    (r: { code: string }) => r.code,
+  )
+
+describe('datastore_records_delete', () => {
+  const del = (params: Record<string, unknown>, as: Caller | null = admin) =>
+    t.call('datastore_records_delete', params, as)
+
+  it('deletes the matching rows and answers with the filters sent', async () => {
+    const id = await table()
+    const res = await del({ resource_id: id, filters: { n: 2 } })
+    expect(res.status).toBe(200)
+    expect(res.body.result).toEqual({ resource_id: id, filters: { n: 2 } })
+    expect(await codes(id)).toEqual(['a', 'd'])
+  })
+
+  it('deletes every row with {} and keeps the table, aliases and datastore_active', async () => {
+    const id = await table({}, { aliases: 'records-delete-alias' })
+    expect((await del({ id, filters: {} })).body.result).toEqual({ resource_id: id, filters: {} })
+    expect(await codes(id)).toEqual([])
+    expect(await codes('records-delete-alias')).toEqual([])
+    expect((await t.ok('resource_show', { id }, admin)).datastore_active).toBe(true)
+    const insert = { resource_id: id, method: 'insert', records: [{ code: 'z' }] }
+    await t.ok('datastore_upsert', insert, admin)
+    expect(await codes(id)).toEqual(['z'])
+  })
+
+  it('requires filters as a dict', async () => {
+    const id = await table()
+    const missing = await del({ resource_id: id, force: true })
+    expect(missing.status).toBe(409)
+    expect(missing.body.error).toEqual(invalid('filters', 'Missing value'))
+    for (const filters of ['error here', null, [1]]) {
+      const res = await del({ resource_id: id, force: true, filters })
+      expect(res.status).toBe(409)
+      expect(res.body.error).toEqual(invalid('filters', 'Must be a dict'))
+    }
+    expect((await del({ filters: {} })).body.error).toEqual(invalid('resource_id', 'Missing value'))
+    expect(await codes(id)).toHaveLength(4)
+  })
+
+  it('answers 404 for a resource without a table and for an unknown id', async () => {
+    const ds = await t.make.dataset(admin, { resources: [{ url: 'http://x/a.csv' }] })
+    const bare = ds.resources[0].id
+    const res = await del({ resource_id: bare, force: true, filters: {} })
+    expect(res.status).toBe(404)
+    expect(res.body.error).toEqual({
+      __type: 'Not Found Error',
+      message: `Not found: Resource "${bare}" was not found.`,
+    })
+    const unknown = await del({ resource_id: 'no-such-resource', filters: {} })
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.error.__type).toBe('Not Found Error')
+  })
+
+  it('needs force for a read-only resource', async () => {
+    const ds = await t.make.dataset(admin, { resources: [{ url: 'http://x/a.csv' }] })
+    const id = ds.resources[0].id
+    await t.ok('datastore_create', { resource_id: id, force: true, records: [{ a: 1 }] }, admin)
+    const res = await del({ resource_id: id, filters: {} })
+    expect(res.status).toBe(409)
+    expect(Object.keys(res.body.error)).toContain('read-only')
+    expect((await del({ resource_id: id, filters: {}, force: true })).status).toBe(200)
+  })
+
+  it('refuses anonymous callers and users who may not edit the dataset', async () => {
+    const id = await table({ owner_org: orgId, private: true })
+    const anon = await del({ resource_id: id, filters: {} }, null)
+    expect(anon.status).toBe(403)
+    expect(anon.body.error.__type).toBe('Authorization Error')
+    const other = await del({ resource_id: id, filters: {} }, outsider)
+    expect(other.status).toBe(403)
+    expect(other.body.error.message).toBe(
+      `Access denied: User ${outsider.name} not authorized to edit resource ${id}`,
+    )
+    expect(await codes(id)).toHaveLength(4)
+    expect((await del({ resource_id: id, filters: { code: 'a' } }, editor)).status).toBe(200)
+    expect(await codes(id)).toEqual(['b', 'c', 'd'])
+  })
+
+  it('is refused by GET, as a write', async () => {
+    const id = await table()
+    const url = `/api/3/action/datastore_records_delete?resource_id=${id}&filters={}`
+    const res = await t.get(url, admin)
+    expect(res.status).toBe(400)
+    expect(await codes(id)).toHaveLength(4)
+  })
+})
