@@ -139,3 +139,103 @@ describe('datastore_records_delete', () => {
     expect(await codes(id)).toHaveLength(4)
   })
 })
+
+describe('datastore_create delete_fields', () => {
+  const COLS = ['col_a', 'col_b', 'col_c', 'col_d']
+  const textFields = (...ids: string[]) => ids.map((id) => ({ id, type: 'text' }))
+  const fieldIds = async (id: string) =>
+    (await t.ok('datastore_info', { id }, admin)).fields.map((f: { id: string }) => f.id)
+
+  async function fourColumns(extra: Record<string, unknown> = {}, pkg = {}) {
+    const ds = await t.make.dataset(admin, pkg)
+    const res = await t.ok(
+      'datastore_create',
+      {
+        resource: { package_id: ds.id },
+        fields: textFields(...COLS),
+        records: [{ col_a: 'a1', col_b: 'b1', col_c: 'c1', col_d: 'd1' }],
+        ...extra,
+      },
+      admin,
+    )
+    return res.resource_id as string
+  }
+
+  it('keeps the columns that fields leaves out unless delete_fields is true', async () => {
+    const id = await fourColumns()
+    // ckan 2.9: a list that disagrees with the existing columns is refused by default
+    const refused = await t.call(
+      'datastore_create',
+      { resource_id: id, fields: textFields('col_a', 'col_c') },
+      admin,
+    )
+    expect(refused.status).toBe(409)
+    expect(refused.body.error).toEqual(
+      invalid('fields', 'Supplied field "col_c" not present or in wrong order'),
+    )
+    expect(await fieldIds(id)).toEqual(['_id', ...COLS])
+
+    const res = await t.call(
+      'datastore_create',
+      { resource_id: id, fields: textFields('col_a', 'col_c'), delete_fields: true },
+      admin,
+    )
+    expect(res.status).toBe(200)
+    expect(await fieldIds(id)).toEqual(['_id', 'col_a', 'col_c'])
+    const rows = (await t.ok('datastore_search', { resource_id: id, q: 'c1' }, admin)).records
+    expect(rows).toEqual([{ _id: 1, col_a: 'a1', col_c: 'c1', rank: expect.any(Number) }])
+  })
+
+  it('adds new fields, keeps the ones the first record names and accepts any order', async () => {
+    const id = await fourColumns({ aliases: 'delete-fields-alias' })
+    await t.ok(
+      'datastore_create',
+      {
+        resource_id: id,
+        fields: [...textFields('col_c', 'col_a'), { id: 'col_e', type: 'int' }],
+        records: [{ col_a: 'a2', col_d: 'd2', col_e: 5 }],
+        delete_fields: 'true',
+      },
+      admin,
+    )
+    expect(await fieldIds(id)).toEqual(['_id', 'col_a', 'col_c', 'col_d', 'col_e'])
+    const rows = (await t.ok('datastore_search', { resource_id: 'delete-fields-alias' }, admin))
+      .records
+    expect(rows).toEqual([
+      { _id: 1, col_a: 'a1', col_c: 'c1', col_d: 'd1', col_e: null },
+      { _id: 2, col_a: 'a2', col_c: null, col_d: 'd2', col_e: 5 },
+    ])
+  })
+
+  it('drops the key and indexes over a dropped column', async () => {
+    const id = await fourColumns({ primary_key: 'col_b', indexes: ['col_c', 'col_d'] })
+    await t.ok(
+      'datastore_create',
+      { resource_id: id, fields: textFields('col_a', 'col_c'), delete_fields: true },
+      admin,
+    )
+    expect(await fieldIds(id)).toEqual(['_id', 'col_a', 'col_c'])
+    // no key left: upsert needs one, insert takes duplicates
+    const dup = { resource_id: id, method: 'insert', records: [{ col_a: 'a1', col_c: 'c1' }] }
+    await t.ok('datastore_upsert', dup, admin)
+    expect(await codesOf(id)).toEqual(['c1', 'c1'])
+    const sorted = await t.ok('datastore_search', { resource_id: id, sort: 'col_c desc' }, admin)
+    expect(sorted.records).toHaveLength(2)
+  })
+
+  it('is refused without edit rights and answers for an unknown resource', async () => {
+    const id = await fourColumns({}, { owner_org: orgId })
+    const params = { resource_id: id, fields: textFields('col_a'), delete_fields: true }
+    const other = await t.call('datastore_create', params, outsider)
+    expect(other.status).toBe(403)
+    expect(await fieldIds(id)).toEqual(['_id', ...COLS])
+    const gone = await t.call('datastore_create', { ...params, resource_id: 'no-such' }, admin)
+    expect(gone.status).toBe(409)
+    expect(gone.body.error).toEqual(invalid('resource_id', 'Not found: Resource'))
+  })
+})
+
+const codesOf = async (id: string) =>
+  (await t.ok('datastore_search', { resource_id: id, sort: '_id' }, admin)).records.map(
+    (r: { col_c: string }) => r.col_c,
+  )
