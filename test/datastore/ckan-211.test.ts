@@ -239,3 +239,129 @@ const codesOf = async (id: string) =>
   (await t.ok('datastore_search', { resource_id: id, sort: '_id' }, admin)).records.map(
     (r: { col_c: string }) => r.col_c,
   )
+
+describe('records_row in datastore_create and datastore_upsert errors', () => {
+  const REFUSE = `BEGIN
+  IF NEW.code = 'bad' THEN RAISE EXCEPTION 'no bad codes'; END IF;
+  RETURN NEW;
+END;`
+
+  it('names the failing record of a bad value beside 2.9 clients\' _records_row', async () => {
+    const id = await table()
+    const res = await t.call(
+      'datastore_create',
+      { resource_id: id, records: [{ code: 'e', n: 5 }, { code: 'f', n: 'six' }] },
+      admin,
+    )
+    expect(res.status).toBe(409)
+    expect(res.body.error).toMatchObject({ _records_row: 1, records_row: 1 })
+    const up = await t.call(
+      'datastore_upsert',
+      { resource_id: id, method: 'insert', records: [{ n: 'x' }] },
+      admin,
+    )
+    expect(up.body.error).toMatchObject({ _records_row: 0, records_row: 0 })
+    expect(await codes(id)).toEqual(['a', 'b', 'c', 'd'])
+  })
+
+  it('names the record a trigger refused', async () => {
+    await t.ok(
+      'datastore_function_create',
+      { name: 'no_bad_codes', rettype: 'trigger', definition: REFUSE },
+      admin,
+    )
+    const ds = await t.make.dataset(admin)
+    const made = await t.call(
+      'datastore_create',
+      {
+        resource: { package_id: ds.id },
+        fields: [{ id: 'code', type: 'text' }],
+        triggers: [{ function: 'no_bad_codes' }],
+        records: [{ code: 'ok' }, { code: 'bad' }],
+      },
+      admin,
+    )
+    expect(made.status).toBe(409)
+    expect(made.body.error).toEqual({
+      __type: 'Validation Error',
+      records: ['no bad codes'],
+      records_row: 1,
+    })
+    const { resource_id: id } = await t.ok(
+      'datastore_create',
+      {
+        resource: { package_id: ds.id },
+        fields: [{ id: 'code', type: 'text' }],
+        triggers: [{ function: 'no_bad_codes' }],
+      },
+      admin,
+    )
+    const insert = { resource_id: id, method: 'insert', records: [{ code: 'ok' }, { code: 'bad' }] }
+    expect((await t.call('datastore_upsert', insert, admin)).body.error).toEqual({
+      __type: 'Validation Error',
+      records: ['no bad codes'],
+      records_row: 1,
+    })
+    expect(await codes(id)).toEqual([])
+  })
+
+  it('is not reached by callers who may not write or by an unknown resource', async () => {
+    const id = await table({ owner_org: orgId })
+    const params = { resource_id: id, method: 'insert', records: [{ n: 'x' }] }
+    const other = await t.call('datastore_upsert', params, outsider)
+    expect(other.status).toBe(403)
+    expect(other.body.error.records_row).toBeUndefined()
+    const gone = await t.call('datastore_upsert', { ...params, resource_id: 'no-such' }, admin)
+    expect(gone.status).toBe(404)
+  })
+})
+
+describe('datastore_search sort nulls first / nulls last', () => {
+  it('places NULLs where the sort asks, PostgreSQL\'s defaults otherwise', async () => {
+    const id = await table()
+    expect(await codes(id, 'n desc nulls last, code')).toEqual(['b', 'c', 'a', 'd'])
+    expect(await codes(id, 'n desc nulls first, code')).toEqual(['d', 'b', 'c', 'a'])
+    expect(await codes(id, 'n nulls first, code desc')).toEqual(['d', 'a', 'c', 'b'])
+    expect(await codes(id, 'n NULLS LAST, code')).toEqual(['a', 'b', 'c', 'd'])
+    // PostgreSQL: NULL is larger than every value
+    expect(await codes(id, 'n, code')).toEqual(['a', 'b', 'c', 'd'])
+    expect(await codes(id, 'n desc, code')).toEqual(['d', 'b', 'c', 'a'])
+    const list = await t.ok(
+      'datastore_search',
+      { resource_id: id, sort: ['n asc nulls first', 'code'] },
+      admin,
+    )
+    expect(list.records.map((r: { code: string }) => r.code)).toEqual(['d', 'a', 'b', 'c'])
+  })
+
+  it('works by GET, as a read', async () => {
+    const id = await table()
+    const sort = encodeURIComponent('n desc nulls last,code')
+    const res = await t.get(`/api/3/action/datastore_search?resource_id=${id}&sort=${sort}`)
+    expect(res.status).toBe(200)
+    expect((res.body as any).result.records.map((r: { code: string }) => r.code)).toEqual([
+      'b',
+      'c',
+      'a',
+      'd',
+    ])
+  })
+
+  it('refuses a malformed nulls clause and an unknown column', async () => {
+    const id = await table()
+    for (const sort of ['n nulls middle', 'n desc nulls', 'nope nulls last']) {
+      const res = await t.call('datastore_search', { resource_id: id, sort }, admin)
+      expect(res.status).toBe(409)
+      expect(res.body.error.__type).toBe('Validation Error')
+      expect(Object.keys(res.body.error)).toContain('sort')
+    }
+  })
+
+  it('answers 404 for an unknown table and refuses a private one to others', async () => {
+    const gone = await t.call('datastore_search', { resource_id: 'no-such', sort: 'n nulls last' })
+    expect(gone.status).toBe(404)
+    const id = await table({ owner_org: orgId, private: true })
+    const other = await t.call('datastore_search', { resource_id: id, sort: 'n nulls last' }, outsider)
+    expect(other.status).toBe(403)
+  })
+})

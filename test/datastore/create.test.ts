@@ -360,6 +360,7 @@ describe('datastore_create: records', () => {
       message:
         'The data was invalid: invalid input syntax for type integer: "abc" (column "n", row 3)',
       _records_row: 2,
+      records_row: 2,
     })
     const obj = (await refused({ records: [{ s: { obj: 1 } }] }, id)) as { message: string }
     expect(obj.message).toMatch(/^The data was invalid: /)
@@ -373,6 +374,7 @@ describe('datastore_create: records', () => {
       message:
         'The data was invalid: invalid input syntax for type numeric: "ten" (column "x", row 1)',
       _records_row: 0,
+      records_row: 0,
     })
     await hasNoTable(id)
     expect((await t.ok('resource_show', { id }, admin)).datastore_active).toBe(false)
