@@ -365,3 +365,40 @@ describe('datastore_search sort nulls first / nulls last', () => {
     expect(other.status).toBe(403)
   })
 })
+
+describe('datastore_info with resource_id', () => {
+  it('answers GET and POST with resource_id as with id', async () => {
+    const id = await table()
+    const byId = await t.ok('datastore_info', { id }, admin)
+    expect(byId.meta).toEqual({ count: 4 })
+    expect(await t.ok('datastore_info', { resource_id: id }, admin)).toEqual(byId)
+    const res = await t.get(`/api/3/action/datastore_info?resource_id=${id}`)
+    expect(res.status).toBe(200)
+    expect((res.body as any).result).toEqual(byId)
+  })
+
+  it('keeps 2.9\'s Missing value under id when neither is given', async () => {
+    const res = await t.get('/api/3/action/datastore_info')
+    expect(res.status).toBe(409)
+    expect((res.body as any).error).toEqual(invalid('id', 'Missing value'))
+    const blank = await t.call('datastore_info', { resource_id: '' }, admin)
+    expect(blank.body.error).toEqual(invalid('id', 'Missing value'))
+  })
+
+  it('answers 404 for an unknown resource and one without a table', async () => {
+    const unknown = await t.get('/api/3/action/datastore_info?resource_id=no-such-resource')
+    expect(unknown.status).toBe(404)
+    const ds = await t.make.dataset(admin, { resources: [{ url: 'http://x/a.csv' }] })
+    const bare = await t.call('datastore_info', { resource_id: ds.resources[0].id }, admin)
+    expect(bare.status).toBe(404)
+  })
+
+  it('refuses a private resource to outsiders and anonymous callers', async () => {
+    const id = await table({ owner_org: orgId, private: true })
+    const other = await t.call('datastore_info', { resource_id: id }, outsider)
+    expect(other.status).toBe(403)
+    const anon = await t.get(`/api/3/action/datastore_info?resource_id=${id}`)
+    expect(anon.status).toBe(403)
+    expect((await t.call('datastore_info', { resource_id: id }, editor)).status).toBe(200)
+  })
+})
