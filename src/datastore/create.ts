@@ -4,7 +4,7 @@ import type { RawStatement } from '../db/executor'
 import { ValidationError } from '../errors'
 import { parseType, type ColumnType } from './column-types'
 import {
-  addColumnStatements,
+  alterColumnStatements,
   aliasStatements,
   createTableStatements,
   indexStatements,
@@ -42,6 +42,8 @@ export interface CreateInput {
   indexes?: string[][]
   aliases?: string[]
   triggers?: TriggerRef[]
+  /** CKAN 2.11: drop the existing columns that neither `fields` nor the first record names. */
+  delete_fields?: boolean
 }
 
 const fieldsError = (msg: string) => ValidationError.field('fields', msg)
@@ -67,21 +69,33 @@ const infoOf = (info: unknown) =>
   info && typeof info === 'object' && !Array.isArray(info) ? (info as Record<string, unknown>) : undefined
 
 /**
- * The table's columns after this call: existing ones (supplied `fields` must start with them, in
- * order), then new supplied fields, then keys of the first record that are not columns yet.
- * Returns the new column list, the added columns and the supplied fields with their types filled in.
+ * The table's columns after this call: existing ones, then new supplied fields, then keys of the
+ * first record that are not columns yet. Without `delete_fields`, supplied `fields` must agree
+ * with the existing columns position by position (a shorter list leaves the rest alone); with
+ * it, they may come in any order and the existing columns they leave out are dropped. Returns
+ * the new column list, the added and dropped columns and the supplied fields with their types.
  */
 function planColumns(existing: DsTable | undefined, input: CreateInput) {
   const supplied = input.fields ?? []
   const sample = input.records?.[0]
   const old = existing?.columns ?? []
-  if (existing && input.fields) {
-    old.forEach((c, i) => {
-      if (supplied[i]?.id !== c.id) throw fieldsError(`Supplied field "${c.id}" not present or in wrong order`)
+  const oldIds = new Set(old.map((c) => c.id))
+  const byId = new Map(supplied.map((f) => [f.id, f]))
+  let kept = old
+  let isNew = (_f: FieldIn, i: number) => i >= old.length
+  if (existing && input.fields && input.delete_fields) {
+    // ckan 2.11: a column named by the first record is kept too
+    kept = old.filter((c) => byId.has(c.id) || (sample !== undefined && c.id in sample))
+    isNew = (f) => !oldIds.has(f.id)
+  } else if (existing && input.fields) {
+    supplied.slice(0, old.length).forEach((f, i) => {
+      if (f.id !== old[i]!.id)
+        throw fieldsError(`Supplied field "${f.id}" not present or in wrong order`)
     })
   }
-  const columns: DsColumn[] = old.map((c, i) => {
-    const f = input.fields ? supplied[i] : undefined
+  const dropped = old.filter((c) => !kept.includes(c)).map((c) => c.id)
+  const columns: DsColumn[] = kept.map((c) => {
+    const f = byId.get(c.id)
     if (!f || !('info' in f)) return c
     const info = infoOf(f.info)
     return info ? { ...c, info } : { id: c.id, type: c.type }
@@ -100,9 +114,9 @@ function planColumns(existing: DsTable | undefined, input: CreateInput) {
     columns.push(info ? { id: f.id, type: type.name, info } : { id: f.id, type: type.name })
     added.push({ id: f.id, type })
   }
-  supplied.slice(old.length).forEach((f, i) => add(f, echoed[old.length + i]))
+  supplied.forEach((f, i) => isNew(f, i) && add(f, echoed[i]))
   if (sample) for (const k of Object.keys(sample)) if (!columns.some((c) => c.id === k)) add({ id: k })
-  return { columns, added, echoed }
+  return { columns, added, dropped, echoed }
 }
 
 function checkColumnsExist(names: string[], columns: DsColumn[]) {
@@ -118,9 +132,15 @@ export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: ()
     if (!isValidAliasName(a)) throw ValidationError.field('alias', `"${a}" is not a valid alias name`)
   return writeGuarded(db, async () => {
     const existing = await findTable(db, input.id)
-    const { columns, added, echoed } = planColumns(existing, input)
-    const primary_key = input.primary_key ?? existing?.primary_key ?? []
-    const indexes = input.indexes ?? existing?.indexes ?? []
+    const { columns, added, dropped, echoed } = planColumns(existing, input)
+    // ckan: dropping a column drops the key and the indexes that cover it (PostgreSQL does so)
+    const covers = (cols: string[]) => cols.some((c) => dropped.includes(c))
+    const oldKey = existing?.primary_key ?? []
+    const oldIndexes = existing?.indexes ?? []
+    const keyLost = covers(oldKey)
+    const indexesLost = oldIndexes.some(covers)
+    const primary_key = input.primary_key ?? (keyLost ? [] : oldKey)
+    const indexes = input.indexes ?? oldIndexes.filter((ix) => !covers(ix))
     // ckan: the key is checked as one more index, so its errors are index errors too
     checkColumnsExist(primary_key, columns)
     checkColumnsExist(indexes.flat(), columns)
@@ -138,15 +158,21 @@ export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: ()
       types: columns.map((c) => parseType(c.type)!),
       position: new Map(columns.map((c, i) => [c.id, i])),
     }
-    const stmts: RawStatement[] = existing
-      ? addColumnStatements(input.id, columns.map((c, i) => ({ id: c.id, type: table.types[i]! })), added)
-      : createTableStatements(input.id, added)
+    const stmts: RawStatement[] = []
+    if (keyLost) stmts.push(...uniqueKeyStatements(input.id, []))
+    if (indexesLost) stmts.push(...indexStatements(input.id, oldIndexes.length, []))
+    const defs = columns.map((c, i) => ({ id: c.id, type: table.types[i]! }))
+    stmts.push(
+      ...(existing
+        ? alterColumnStatements(input.id, defs, added, dropped)
+        : createTableStatements(input.id, added)),
+    )
     const transform = await tableTransform(db, table, now)
     if (input.records?.length) stmts.push(...insertRecords(table, input.records, 'insert', transform))
     const keyChanged = input.primary_key !== undefined
     if (keyChanged) stmts.push(...uniqueKeyStatements(input.id, primary_key))
-    if (input.indexes !== undefined)
-      stmts.push(...indexStatements(input.id, existing?.indexes.length ?? 0, indexes))
+    if (input.indexes !== undefined || indexesLost)
+      stmts.push(...indexStatements(input.id, indexesLost ? 0 : oldIndexes.length, indexes))
     if (input.aliases !== undefined)
       stmts.push(...aliasStatements(input.id, existing ? await aliasesOf(db, input.id) : [], input.aliases))
     stmts.push(saveTableStmt(input.id, meta, now(), existing))
@@ -154,7 +180,7 @@ export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: ()
       await db.write([writeGuard(input.id, existing?.version ?? 0), ...stmts])
     } catch (e) {
       const creatingKey = keyChanged && !sameKey(existing?.primary_key, primary_key)
-      throw writeError(e, input.id, creatingKey, existing?.primary_key ?? [])
+      throw writeError(e, input.id, creatingKey, keyLost ? [] : oldKey)
     }
     return echoed
   })

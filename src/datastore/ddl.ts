@@ -86,10 +86,21 @@ export function createTableStatements(id: string, columns: ColumnDef[]): RawStat
   return [s(`CREATE TABLE ${quoteIdent(id)} (${body})`), ...ftsStatements(id, columns, false)]
 }
 
-/** New columns appended to a table; the full-text table is rebuilt to cover them. */
-export function addColumnStatements(id: string, all: ColumnDef[], added: ColumnDef[]): RawStatement[] {
-  if (!added.length) return []
+/**
+ * Columns dropped from and appended to a table (`all` is the result); the full-text table is
+ * rebuilt to cover them. Indexes over a dropped column must be gone before these run.
+ */
+export function alterColumnStatements(
+  id: string,
+  all: ColumnDef[],
+  added: ColumnDef[],
+  dropped: string[] = [],
+): RawStatement[] {
+  if (!added.length && !dropped.length) return []
   return [
+    // SQLite refuses to drop a column that a trigger names: the full-text triggers go first
+    ...dropFtsTriggerStatements(id),
+    ...dropped.map((c) => s(`ALTER TABLE ${quoteIdent(id)} DROP COLUMN ${quoteIdent(c)}`)),
     ...added.map((c) => s(`ALTER TABLE ${quoteIdent(id)} ADD COLUMN ${columnSql(c)}`)),
     ...ftsStatements(id, all, true),
   ]

@@ -37,12 +37,30 @@ export function decoders(t: DsTable) {
 /** How a bad value is reported: datastore_create and insert vs update/upsert (datastore.md §3.4, §4.4). */
 export type ValueErrorStyle = 'insert' | 'update'
 
-// ckan: the database's message as it is (PostgreSQL names neither column nor row); the row is
-// in _records_row
+// ckan: the database's message as it is (PostgreSQL names neither column nor row); 2.9 clients
+// read the row as _records_row, 2.11 names the failing record as records_row
 function valueError(style: ValueErrorStyle, msg: string, row: number): ValidationError {
+  const rows = { _records_row: row, records_row: row }
   return style === 'insert'
-    ? new ValidationError({ message: `The data was invalid: ${msg}`, _records_row: row })
-    : new ValidationError({ records: [msg], _records_row: row })
+    ? new ValidationError({ message: `The data was invalid: ${msg}`, ...rows })
+    : new ValidationError({ records: [msg], ...rows })
+}
+
+/** Runs the triggers on record `n`; a RAISE names the record as CKAN 2.11 does (records_row). */
+function transformed(
+  transform: RowTransform,
+  n: number,
+  style: ValueErrorStyle,
+  ...args: Parameters<RowTransform>
+): Row | null {
+  try {
+    return transform(...args)
+  } catch (e) {
+    if (!(e instanceof ValidationError) || !('records' in e.errors)) throw e
+    // ckan 2.9: only update and upsert named the row, as _records_row
+    const rows = style === 'update' ? { _records_row: n, records_row: n } : { records_row: n }
+    throw new ValidationError({ ...e.errors, ...rows })
+  }
 }
 
 /** CKAN's record shape checks: a list of objects. */
@@ -129,7 +147,7 @@ export function insertRecords(
       throw ValidationError.field('records', `row "${n + 1}" has extra keys "${extra.join(', ')}"`)
     let stored = storedRow(t, rec, n, style)
     if (transform) {
-      const out = transform(outputRow(t, stored), 'INSERT')
+      const out = transformed(transform, n, style, outputRow(t, stored), 'INSERT')
       if (!out) continue
       stored = storedRow(t, out, n, style)
     }
@@ -197,7 +215,7 @@ export async function keyedWrites(
       }
       let row = stored
       if (transform) {
-        const changed = transform(outputRow(t, stored), 'INSERT')
+        const changed = transformed(transform, n, 'update', outputRow(t, stored), 'INSERT')
         if (!changed) continue
         row = storedRow(t, changed, n, 'update')
       }
@@ -210,7 +228,8 @@ export async function keyedWrites(
     for (const c in rec) merged[t.position.get(c)!] = stored[t.position.get(c)!]!
     let next = merged
     if (transform) {
-      const changed = transform(outputRow(t, merged), 'UPDATE', outputRow(t, hit.stored))
+      const old = outputRow(t, hit.stored)
+      const changed = transformed(transform, n, 'update', outputRow(t, merged), 'UPDATE', old)
       if (!changed) continue
       next = storedRow(t, changed, n, 'update')
     }

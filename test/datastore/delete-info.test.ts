@@ -340,8 +340,9 @@ describe('datastore_info', () => {
     expect((await t.ok('datastore_info', { id: rid })).meta).toEqual({ count: 2 })
   })
 
-  it('takes id, not resource_id', async () => {
-    const res = await t.call('datastore_info', { resource_id: id }, admin)
+  it('takes id, or resource_id as CKAN 2.11 names it, and names id when both are missing', async () => {
+    expect((await t.call('datastore_info', { resource_id: id }, admin)).status).toBe(200)
+    const res = await t.call('datastore_info', {}, admin)
     expect(res.status).toBe(409)
     expect(res.body.error).toEqual(fail('id', 'Missing value'))
   })

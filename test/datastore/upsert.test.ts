@@ -92,6 +92,7 @@ describe('datastore_upsert: insert', () => {
       message:
         'The data was invalid: invalid input syntax for type integer: "many"',
       _records_row: 1,
+      records_row: 1,
     })
     expect(await rows(id)).toHaveLength(1)
   })
@@ -245,6 +246,7 @@ describe('datastore_upsert: update', () => {
         __type: 'Validation Error',
         records: ['invalid input syntax for type integer: "4.x"'],
         _records_row: 1,
+        records_row: 1,
       })
     }
     expect((await rows(id)).map((r: { n: number }) => r.n)).toEqual([1, 2])
@@ -371,7 +373,11 @@ describe('datastore_upsert: upsert', () => {
         { code: 'a', n: -1 },
       ],
     })
-    expect(refused.body.error).toEqual(fail('records', 'negative n: -1'))
+    expect(refused.body.error).toEqual({
+      ...fail('records', 'negative n: -1'),
+      _records_row: 1,
+      records_row: 1,
+    })
     expect(await rows(id)).toHaveLength(2)
     expect(await ids(id, { q: 'uno' })).toEqual([1])
   })

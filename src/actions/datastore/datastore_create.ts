@@ -51,6 +51,7 @@ const params = z.looseObject({
   aliases: dsList,
   triggers: z.array(trigger).optional(),
   calculate_record_count: ckanBool(false),
+  delete_fields: ckanBool(false),
 })
 
 export const datastoreCreate = defineAction({
@@ -59,9 +60,10 @@ export const datastoreCreate = defineAction({
   validateFirst: true,
   help: `Add a DataStore table to a resource, or extend it.
 
-Called again on the same resource it appends records, adds fields, and replaces the aliases,
-indexes, primary key and triggers that are given. The table is created in the DataStore database,
-named by the resource id, and the resource's datastore_active flag is set.
+Called again on the same resource it appends records, adds fields (or drops them, with
+delete_fields), and replaces the aliases, indexes, primary key and triggers that are given. The
+table is created in the DataStore database, named by the resource id, and the resource's
+datastore_active flag is set.
 
 :param resource_id: the resource the table belongs to (or use resource)
 :type resource_id: string
@@ -83,6 +85,10 @@ named by the resource id, and the resource's datastore_active flag is set.
 :type aliases: list or comma separated string
 :param triggers: trigger functions to run on each inserted or updated row: dicts with "function"
 :type triggers: list of dictionaries
+:param delete_fields: drop the existing columns that fields leaves out, and let fields name the
+  existing columns in any order (CKAN 2.11; optional, default: False, when fields must list
+  the existing columns first and in order, and columns left out are kept)
+:type delete_fields: bool
 :returns: the request without the records, with resource_id and method "insert"
 :rtype: dictionary`,
   auth: authorizeTableCreate,
@@ -139,6 +145,7 @@ named by the resource id, and the resource's datastore_active flag is set.
         indexes: p.indexes,
         aliases: p.aliases,
         triggers: p.triggers as never,
+        delete_fields: p.delete_fields,
       },
       ctx.now,
     )

@@ -8,7 +8,8 @@ import { datastoreReaderOf, findResourceToRead } from '../../datastore/access'
 import { requireCanReadResource } from '../../auth/resource'
 import { fieldDict, requireTable } from '../../datastore/registry'
 import { quoteIdent } from '../../datastore/ident'
-import { reqString } from '../../validation/fields'
+import { resourceIdOf } from '../../datastore/params'
+import { MISSING } from '../../validation/fields'
 
 export const datastoreInfo = defineAction({
   name: 'datastore_info',
@@ -18,15 +19,25 @@ export const datastoreInfo = defineAction({
 
 :param id: the resource id of the table
 :type id: string
+:param resource_id: the same, under CKAN 2.11's name (either may be given; id is not needed
+  when it is)
+:type resource_id: string
 :returns: schema (column to "number", "date" or "text"), meta (count: the number of rows) and
   fields (each column's id, type and info, as datastore_search lists them)
 :rtype: dictionary`,
   auth: async (ctx, input) => {
-    const res = await findResourceToRead(ctx, asText(input.id))
+    const res = await findResourceToRead(ctx, asText(resourceIdOf(input)))
     if (!res) throw new NotFound()
     await requireCanReadResource(ctx, res)
   },
-  params: z.object({ id: reqString }),
+  // ckan 2.11 reads resource_id, then id; a call with neither keeps 2.9's error under id
+  params: z
+    .looseObject({})
+    .transform((p, c) => {
+      const id = resourceIdOf(p)
+      if (id === undefined) c.addIssue({ code: 'custom', path: ['id'], message: MISSING })
+      return { id: id ?? '' }
+    }),
   async run(ctx, p) {
     const db = datastoreReaderOf(ctx)
     // ckan: resource_show comes first, so an alias or unknown id is a plain Not found

@@ -2,6 +2,7 @@
 import type { Action } from '../action'
 import { datastoreCreate } from './datastore_create'
 import { datastoreDelete } from './datastore_delete'
+import { datastoreRecordsDelete } from './datastore_records_delete'
 import { datastoreInfo } from './datastore_info'
 import { datastoreSearch } from './datastore_search'
 import { datastoreUpsert } from './datastore_upsert'
@@ -15,6 +16,7 @@ export const actions: Action<any, any>[] = [
   datastoreCreate,
   datastoreUpsert,
   datastoreDelete,
+  datastoreRecordsDelete,
   datastoreInfo,
   datastoreSearch,
   datastoreSearchSql,
