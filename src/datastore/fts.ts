@@ -115,12 +115,15 @@ export function ftsQuery(
 // "_fts_<id>", or f1."_fts_<id>" where the FTS table is joined under an alias
 const QUALIFIED = /^(?:(?:"(?:[^"]|"")+"|[A-Za-z_]\w*)\.)?"(?:[^"]|"")+"$/
 
-/** rank expression over bm25 for the output `rank` column: s = -bm25(...) → s/(s+1) in (0,1).
+/** rank expression over bm25 for the output `rank` column, in [0, 1): with s = -bm25(...), the
+ *  mean of s/(s+1e-5) and s/(s+1), which orders rows as bm25 does.
  *  For a per-column rank (`rank <col>`) pass the column index and the FTS column count: weights
  *  1 for it, 0 elsewhere. `ftsTable` is the quoted name, `"_fts_<id>"`, or `f1."_fts_<id>"` to
  *  use the FTS table joined as f1 (one MATCH per join); it must be MATCHed in the same SELECT.
- *  FTS5 floors a word's IDF at 1e-6 when it is in over half the rows, so such ranks are tiny but
- *  still ordered. */
+ *  FTS5 floors a word's IDF at 1e-6 when it is in half the rows or more; s/(s+1) alone would
+ *  then be about 1e-6 (printed 9.99999e-07 where ts_rank gives 0.06), so the first term keeps
+ *  such ranks readable (0.05 for a one-word cell), under 0.5 and ordered; the second orders the
+ *  rest. */
 export function rankSql(ftsTable: string, columnCount: number, column?: number): string {
   if (!QUALIFIED.test(ftsTable)) throw new RangeError('ftsTable must be quoted')
   if (!Number.isInteger(columnCount) || columnCount < 1) {
@@ -134,8 +137,8 @@ export function rankSql(ftsTable: string, columnCount: number, column?: number):
     const weights = Array.from({ length: columnCount }, (_, i) => (i === column ? '1' : '0'))
     bm25 = `bm25(${ftsTable}, ${weights.join(', ')})`
   }
-  // bm25() is negative, larger magnitude = better; -b/(1-b) is s/(s+1) with s = -b.
-  return `(-${bm25} / (1.0 - ${bm25}))`
+  // bm25() is negative, larger magnitude = better; -b/(k-b) is s/(s+k) with s = -b.
+  return `((-${bm25} / (0.00001 - ${bm25}) - ${bm25} / (1.0 - ${bm25})) / 2.0)`
 }
 
 function stopWordsFor(language: string): Set<string> {

@@ -461,14 +461,14 @@ describe('ftsQuery keeps user text inside FTS5 strings', () => {
 })
 
 describe('rankSql', () => {
-  it('builds s/(s+1) over bm25, with per-column weights when asked', () => {
-    expect(rankSql(FTS, 3)).toBe(`(-bm25(${FTS}) / (1.0 - bm25(${FTS})))`)
-    expect(rankSql(FTS, 3, 1)).toBe(`(-bm25(${FTS}, 0, 1, 0) / (1.0 - bm25(${FTS}, 0, 1, 0)))`)
+  it('builds the mean of s/(s+1e-5) and s/(s+1) over bm25, with per-column weights when asked', () => {
+    expect(rankSql(FTS, 3)).toBe(`((-bm25(${FTS}) / (0.00001 - bm25(${FTS})) - bm25(${FTS}) / (1.0 - bm25(${FTS}))) / 2.0)`)
+    expect(rankSql(FTS, 3, 1)).toBe(`((-bm25(${FTS}, 0, 1, 0) / (0.00001 - bm25(${FTS}, 0, 1, 0)) - bm25(${FTS}, 0, 1, 0) / (1.0 - bm25(${FTS}, 0, 1, 0))) / 2.0)`)
   })
 
   it('accepts the FTS table under an alias, for a query that joins it more than once', () => {
     expect(rankSql(`f1.${FTS}`, 3, 0)).toBe(
-      `(-bm25(f1.${FTS}, 1, 0, 0) / (1.0 - bm25(f1.${FTS}, 1, 0, 0)))`,
+      `((-bm25(f1.${FTS}, 1, 0, 0) / (0.00001 - bm25(f1.${FTS}, 1, 0, 0)) - bm25(f1.${FTS}, 1, 0, 0) / (1.0 - bm25(f1.${FTS}, 1, 0, 0))) / 2.0)`,
     )
     const sql = `SELECT t._id AS id, ${rankSql(`f1.${FTS}`, 3, 0)} AS r0,
         ${rankSql(`"f2".${FTS}`, 3, 1)} AS r1 FROM ${TABLE} t

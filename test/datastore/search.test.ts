@@ -385,6 +385,43 @@ describe('datastore_search full text', () => {
     expect(await q({ q: '{"author": "shakespeare"}' })).toEqual([4])
   })
 
+  it('gives rank <col> values in (0, 1) that print as decimals, even for words in most rows', async () => {
+    // CKAN 2.9 test_fields_results_csv and test_fts_on_field_calculates_ranks_only_on_that_specific_field:
+    // a word in half the rows or more must still rank like ts_rank (0.0…), not 1e-6
+    const pkg = await t.make.dataset(sys)
+    const fields = [
+      { id: 'num', type: 'numeric' },
+      { id: 'txt', type: 'text' },
+    ]
+    const id = await table(sys, pkg, fields, [
+      { num: 9, txt: 'aaab' },
+      { num: 9, txt: 'aaac' },
+    ])
+    const csv = await search({ resource_id: id, records_format: 'csv', fields: 'txt, rank txt', q: { txt: 'aaac' } })
+    expect(csv.fields).toEqual([
+      { id: 'txt', type: 'text' },
+      { id: 'rank txt', type: 'float' },
+    ])
+    expect(csv.records).toMatch(/^aaac,0\.\d+\n$/)
+    const both = await table(sys, pkg, [{ id: 'from', type: 'text' }, { id: 'to', type: 'text' }], [
+      { from: 'Brazil', to: 'Brazil' },
+      { from: 'Brazil', to: 'Italy' },
+    ])
+    const r = await search({ resource_id: both, fields: 'from, rank from', q: { from: 'Brazil' } })
+    const ranks = r.records.map((x: Record<string, number>) => x['rank from'])
+    expect(ranks).toHaveLength(2)
+    expect(new Set(ranks).size).toBe(1)
+    expect(ranks[0]).toBeGreaterThan(0.01)
+    expect(ranks[0]).toBeLessThan(1)
+    // the better match still ranks higher, and every per-column rank stays in (0, 1)
+    const prince = await search({ resource_id: books, q: { 'Nice Notes': 'prince' } })
+    expect(ids(prince)).toEqual([4, 3])
+    const [a, b] = prince.records.map((x: Record<string, number>) => x['rank Nice Notes'])
+    expect(a).toBeGreaterThan(b as number)
+    expect(b).toBeGreaterThan(0.01)
+    expect(a).toBeLessThan(1)
+  })
+
   it('refuses q dict keys that are not columns or values that are not strings', async () => {
     invalid(await call({ resource_id: books, q: { nope: 'x' } }), { q: ['invalid value "nope"'] })
     invalid(await call({ resource_id: books, q: { pages: 5 } }), { q: ['invalid value "pages"'] })
