@@ -70,6 +70,58 @@ function singleStatement(toks: Tok[]): Tok[] {
   return body
 }
 
+// PostgreSQL's operator characters (less '`', which sql-lex reads as a quote, as SQLite does).
+const PG_OPERATOR = /^[-+*/<>=~!@#%^&|?]+$/
+const isPgOperator = (t: Tok | undefined) => t?.k === 'op' && PG_OPERATOR.test(t.s)
+// Words PostgreSQL reserves that cannot begin an operand.
+const NOT_OPERANDS = new Set(
+  (
+    'from where group having order limit offset union intersect except window fetch for into as ' +
+    'on using then else end when and or asc desc in returning collate'
+  ).split(' '),
+)
+
+/**
+ * PostgreSQL reads a run of operator characters as one operator (sql-lex splits it into SQLite's:
+ * `**` is two, and SQLite fails at the second). The run may end as several operators (`*-` is `*`
+ * then `-`), but each one before the last is followed by an operator, which may begin an operand.
+ * An operator (prefix or infix; PostgreSQL has no postfix ones) needs an operand after it: where
+ * a ')', ',', ';', the end or a reserved word such as FROM follows instead, PostgreSQL fails at
+ * that token (`SELECT ** FROM t`: syntax error at or near "FROM"). A lone `*` is the star of
+ * `SELECT *`, `t.*` and `count(*)`; after USING (`ORDER BY a USING <`), a '.' or OPERATOR( an
+ * operator is a name, not an operation. Linear: runs of whitespace are one token.
+ */
+function checkOperands(toks: Tok[]): void {
+  let prev: Tok | undefined // the significant tokens before toks[i]
+  let prev2: Tok | undefined
+  for (let i = 0; i < toks.length; ) {
+    const t = toks[i]!
+    if (!isPgOperator(t)) {
+      if (t.k !== 'ws') {
+        prev2 = prev
+        prev = t
+      }
+      i++
+      continue
+    }
+    let run = ''
+    let j = i
+    while (isPgOperator(toks[j])) run += toks[j++]!.s
+    const name =
+      isWord(prev, 'using') || isOp(prev, '.') || (isOp(prev, '(') && isWord(prev2, 'operator'))
+    if (run !== '*' && !name) {
+      const next = toks[toks[j]?.k === 'ws' ? j + 1 : j]
+      if (!next) throw new SqlRefused('syntax error at end of input', 'syntax')
+      if (isOp(next, ')') || isOp(next, ',') || isOp(next, ';') || isWord(next, ...NOT_OPERANDS)) {
+        throw new SqlRefused(`syntax error at or near "${next.s}"`, 'syntax')
+      }
+    }
+    prev2 = prev
+    prev = toks[j - 1]
+    i = j
+  }
+}
+
 function checkShape(root: Group, toks: Tok[]): void {
   let head = significant(root.items)[0]
   while (isGroup(head)) head = significant(head.items)[0]
@@ -359,7 +411,9 @@ function nameColumns(root: Group): void {
 
 /** Checks and rewrites one datastore_search_sql statement; throws SqlRefused. */
 export function guardSql(input: string, maxRows: number): GuardedSql {
-  const toks = singleStatement(lex(input))
+  const all = lex(input)
+  const toks = singleStatement(all)
+  checkOperands(all)
   const root = tree(toks)
   checkShape(root, toks)
   const functions = [...checkFunctions(root, new Set())]

@@ -3,11 +3,12 @@
 // Checks and rewrites (sql-guard.ts) look only at neighbours on one level of that tree, so any
 // input costs linear time (this runs on the event loop, for anonymous callers too).
 
-/** A refused statement: kind 'query' → 409 {"query": [message]}, kind 'auth' → 403 with the message. */
+/** A refused statement: kind 'query' → 409 {"query": [message]}, kind 'syntax' → the same with
+ *  the statement under info (as CKAN reports the database's errors), kind 'auth' → 403. */
 export class SqlRefused extends Error {
   constructor(
     message: string,
-    readonly kind: 'auth' | 'query',
+    readonly kind: 'auth' | 'query' | 'syntax',
   ) {
     super(message)
   }

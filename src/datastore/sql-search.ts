@@ -16,16 +16,15 @@ export interface SqlSearchRules {
   readTables(tables: { name: string; isTable: boolean }[]): Promise<void>
 }
 
-function refused(e: SqlRefused, rules: SqlSearchRules): Error {
-  return e.kind === 'auth'
-    ? rules.permissionRefused(e.message)
-    : ValidationError.field('query', e.message)
-}
-
 const sqlError = (e: unknown, sql: string) => {
-  const msg = pgMessage(sqliteMessage(e))
+  const msg = e instanceof SqlRefused ? e.message : pgMessage(sqliteMessage(e))
   const info = { statement: [sql], params: [{}], orig: [msg] }
   return new ValidationError({ query: [msg], info })
+}
+
+function refused(e: SqlRefused, rules: SqlSearchRules, sql: string): Error {
+  if (e.kind === 'auth') return rules.permissionRefused(e.message)
+  return e.kind === 'syntax' ? sqlError(e, sql) : ValidationError.field('query', e.message)
 }
 
 /** Every table the query reads must be a DataStore table the caller may read. */
@@ -86,7 +85,7 @@ export async function searchSql(
   try {
     guarded = guardSql(sql, rowsMax)
   } catch (e) {
-    if (e instanceof SqlRefused) throw refused(e, rules)
+    if (e instanceof SqlRefused) throw refused(e, rules, sql)
     throw e
   }
   const tablesRead = (q: string) => (db.sql ? db.sql.tablesRead(q) : explainTables(db, q))

@@ -474,6 +474,9 @@ describe('datastore_search_sql: refusals and errors', () => {
   it('answers syntax errors with PostgreSQL wording and info', async () => {
     const cases: [string, string][] = [
       ['SELECT FROM WHERE', 'syntax error at or near "FROM"'],
+      // CKAN 2.9 test_invalid_statement: PostgreSQL reads `**` as one operator
+      ['SELECT ** FROM foobar', 'syntax error at or near "FROM"'],
+      [`SELECT book, ** FROM "${books}"`, 'syntax error at or near "FROM"'],
       [`SELECT * FROM "${books}" WHERE`, 'syntax error at end of input'],
       [`SELECT * FROM "${books}" ORDER`, 'syntax error at end of input'],
       [`SELECT book FROM "${books}" LIMIT`, 'syntax error at end of input'],

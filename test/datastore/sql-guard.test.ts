@@ -310,7 +310,6 @@ describe('guardSql: result column names', () => {
     ['VALUES (1, 2), (3, 4)', 'VALUES (1, 2), (3, 4)'],
     ['WITH r AS (SELECT 1) VALUES (upper(a))', 'WITH r AS (SELECT 1) VALUES (upper(a))'],
     // an incomplete item is left alone, so its syntax error is reported where it was
-    ['SELECT a + FROM t', 'SELECT a + FROM t'],
     ['SELECT a, NOT FROM t', 'SELECT a AS "a", NOT FROM t'],
     ['SELECT CASE WHEN a THEN b FROM t', 'SELECT CASE WHEN a THEN b FROM t'],
   ]
@@ -341,6 +340,7 @@ describe('guardSql: refusals', () => {
     message: `Not authorized to call function ${name}`,
   })
   const query = (message: string) => ({ kind: 'query', message })
+  const syntax = (message: string) => ({ kind: 'syntax', message })
   const NOT_SINGLE = query('Query is not a single statement.')
   const refused: [string, { kind: string; message: string }][] = [
     ['SELECT 1; DROP TABLE x', NOT_SINGLE],
@@ -382,6 +382,15 @@ describe('guardSql: refusals', () => {
     ['SELECT a FROM t WHERE end END::int', query('syntax error at or near "::"')],
     ['SELECT x::constructor', query('type "constructor" does not exist')],
     ['SELECT ::int', query('syntax error at or near "::"')],
+    // PostgreSQL reads a run of operator characters as one operator, which needs an operand
+    ['SELECT ** FROM foobar', syntax('syntax error at or near "FROM"')],
+    ['select a ** from t', syntax('syntax error at or near "from"')],
+    ['SELECT count(**) FROM t', syntax('syntax error at or near ")"')],
+    ['SELECT a +, b FROM t', syntax('syntax error at or near ","')],
+    ['SELECT a FROM t WHERE a = ORDER BY a', syntax('syntax error at or near "ORDER"')],
+    ['SELECT a *- FROM t', syntax('syntax error at or near "FROM"')],
+    ['SELECT 1 +', syntax('syntax error at end of input')],
+    ['SELECT 1 + ;', syntax('syntax error at or near ";"')],
     [`SELECT ${'('.repeat(1200)}1${')'.repeat(1200)}`, query('stack depth limit exceeded')],
     ["select load_extension('x')", call('load_extension')],
     ["SELECT LOAD_EXTENSION('x')", call('load_extension')],
@@ -427,6 +436,25 @@ describe('guardSql: refusals', () => {
   it('names a function as written, lower-cased unless quoted', () => {
     expect(refusal('SELECT Foo_Bar(1)').message).toBe('Not authorized to call function foo_bar')
     expect(refusal('SELECT "Foo_Bar"(1)').message).toBe('Not authorized to call function Foo_Bar')
+  })
+
+  it('keeps operators that PostgreSQL reads as names or stars, and operators before operands', () => {
+    const valid = [
+      'SELECT * FROM t',
+      'SELECT t.*, count(*) FROM t GROUP BY 1',
+      'SELECT a FROM t ORDER BY a USING <',
+      'SELECT a FROM t ORDER BY a USING >, b',
+      'SELECT a * -b, a +-1, a ->> \'k\', a = ANY (b), - (a) FROM t',
+      'SELECT a FROM t WHERE a = "from"',
+      'SELECT a FROM t WHERE b = -- note\n 1',
+    ]
+    for (const sql of valid) expect(() => guardSql(sql, 1), sql).not.toThrow()
+    // OPERATOR(…) names an operator; we refuse it as an unknown function, not as a syntax error
+    expect(refusal('SELECT a OPERATOR(pg_catalog.+) 1 FROM t').kind).toBe('auth')
+    expect(refusal('SELECT a + FROM t')).toEqual({
+      kind: 'syntax',
+      message: 'syntax error at or near "FROM"',
+    })
   })
 
   it('stays linear on hostile input', () => {
