@@ -135,3 +135,31 @@ describe('unfollow_* without following', () => {
     }
   })
 })
+
+describe('user_create with_apitoken', () => {
+  for (const [version, env] of each()) {
+    it(`returns a working token named default (api_compat ${version})`, async () => {
+      const { t, sys } = env()
+      const name = `tok-${version.replace('.', '')}-${Date.now().toString(36)}`
+      const r = await t.call(
+        'user_create',
+        { name, email: `${name}@example.com`, password: 'password123', with_apitoken: true },
+        sys,
+      )
+      expect(r.status).toBe(200)
+      const token = r.body.result.token
+      expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/)
+      const me = await t.ok('api_token_list', { user_id: name }, { apikey: token })
+      expect(me.map((x: { name: string }) => x.name)).toEqual(['default'])
+    })
+
+    it(`adds no token without with_apitoken or with it false (api_compat ${version})`, async () => {
+      const { t, sys } = env()
+      for (const flag of [{}, { with_apitoken: 'false' }]) {
+        const name = `notok-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`
+        const u = await t.ok('user_create', { name, email: `${name}@example.com`, password: 'password123', ...flag }, sys)
+        expect(u).not.toHaveProperty('token')
+      }
+    })
+  }
+})
