@@ -163,3 +163,78 @@ describe('user_create with_apitoken', () => {
     })
   }
 })
+
+describe('id on package_create, group_create, organization_create', () => {
+  const UUID = () => crypto.randomUUID()
+  const creates = [
+    ['package_create', 'dataset'],
+    ['group_create', 'group'],
+    ['organization_create', 'org'],
+  ] as const
+  const body = (prefix: string, id: unknown) => ({
+    name: `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`,
+    id,
+  })
+
+  it('lets anyone set a group or organization id under 2.9, any text, datasets only for sysadmins', async () => {
+    const user = await v29.make.user()
+    for (const [action, prefix] of creates) {
+      const id = `my-own-${prefix}-${Math.random().toString(36).slice(2, 8)}`
+      const r = await v29.call(action, body(prefix, id), user)
+      if (action === 'package_create')
+        expect(r.body.error).toEqual({ __type: 'Validation Error', id: ['The input field id was not expected.'] })
+      else expect(r.body.result.id, action).toBe(id)
+      const bySys = await v29.ok(action, body(prefix, `${id}-sys`), sys29)
+      expect(bySys.id, action).toBe(`${id}-sys`)
+    }
+  })
+
+  it('keeps 2.9 wording for a group id in use under 2.9', async () => {
+    const g = await v29.make.group(sys29)
+    const r = await v29.call('group_create', body('group', g.id), sys29)
+    expect(r.body.error).toEqual({ __type: 'Validation Error', id: ['Group id already exists'] })
+  })
+
+  it('refuses an id from a non-sysadmin under 2.11', async () => {
+    const user = await v211.make.user()
+    for (const [action, prefix] of creates) {
+      const r = await v211.call(action, body(prefix, UUID()), user)
+      expect(r.status, action).toBe(409)
+      expect(r.body.error, action).toEqual({
+        __type: 'Validation Error',
+        id: ['The input field id was not expected.'],
+      })
+    }
+  })
+
+  it('refuses an id that is not a UUID, even from a sysadmin, under 2.11', async () => {
+    for (const [action, prefix] of creates) {
+      const r = await v211.call(action, body(prefix, `not-a-uuid-${prefix}`), sys211)
+      expect(r.body.error, action).toEqual({ __type: 'Validation Error', id: ['Invalid id provided'] })
+    }
+  })
+
+  it("takes a sysadmin's UUID under 2.11, and refuses one in use with 2.11's words", async () => {
+    for (const [action, prefix] of creates) {
+      const id = UUID()
+      const made = await v211.ok(action, body(prefix, id), sys211)
+      expect(made.id, action).toBe(id)
+      const again = await v211.call(action, body(prefix, id), sys211)
+      const words = action === 'package_create' ? 'Dataset id already exists' : 'Id already exists'
+      expect(again.body.error, action).toEqual({ __type: 'Validation Error', id: [words] })
+    }
+  })
+
+  it('reports the id beside the other fields under 2.11', async () => {
+    const taken = await v211.make.group(sys211)
+    const g = await v211.call('group_create', { name: taken.name, id: 'nope' }, sys211)
+    expect(g.body.error).toEqual({
+      __type: 'Validation Error',
+      id: ['Invalid id provided'],
+      name: ['Group name already exists in database'],
+    })
+    const d = await v211.call('package_create', { name: 'x', id: 'nope' }, sys211)
+    expect(d.body.error.id).toEqual(['Invalid id provided'])
+    expect(d.body.error.name).toBeDefined()
+  })
+})

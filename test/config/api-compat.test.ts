@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config/load'
 import { apiAtLeast, apiCompat } from '../../src/config/api-compat'
+import { isUuidText } from '../../src/validation/fields'
 
 describe('service.api_compat', () => {
   it('defaults to 2.9', () => {
@@ -29,5 +30,20 @@ describe('service.api_compat', () => {
       'service.api_compat must be one of 2.9, 2.10, 2.11; "2.12" is not one of them',
     )
     expect(() => loadConfig({}).with({ 'service.api_compat': '3' })).toThrow(/must be one of/)
+  })
+})
+
+describe('isUuidText (the UUID check of ids under 2.11)', () => {
+  it('reads what Python uuid.UUID reads', () => {
+    for (const ok of [
+      '12345678-1234-5678-1234-567812345678',
+      '12345678123456781234567812345678',
+      '{12345678-1234-5678-1234-567812345678}',
+      'urn:uuid:12345678-1234-5678-1234-567812345678',
+      'ABCDEF12-1234-5678-1234-567812345678',
+    ])
+      expect(isUuidText(ok), ok).toBe(true)
+    for (const bad of ['', 'my-dataset', '12345678-1234-5678-1234-56781234567', 'g2345678123456781234567812345678', 42])
+      expect(isUuidText(bad), String(bad)).toBe(false)
   })
 })
