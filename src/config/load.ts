@@ -4,6 +4,10 @@ import { OPTIONS, OPTIONS_BY_KEY, canonicalKey, type OptionDef } from './options
 type Value = string | number | boolean | string[] | null
 
 function parse(def: OptionDef, raw: string): Value {
+  if (def.choices && !def.choices.includes(raw.trim()))
+    throw new Error(
+      `${def.key} must be one of ${def.choices.join(', ')}; "${raw}" is not one of them`,
+    )
   switch (def.type) {
     case 'bool':
       return /^(true|yes|on|1|t|y)$/i.test(raw.trim())
@@ -17,7 +21,7 @@ function parse(def: OptionDef, raw: string): Value {
         .map((s) => s.trim())
         .filter(Boolean)
     default:
-      return raw
+      return def.choices ? raw.trim() : raw
   }
 }
 

@@ -9,6 +9,8 @@ export interface OptionDef {
   help: string
   /** Editable at run time through config_option_update (stored in the database). */
   runtimeEditable?: boolean
+  /** The only values allowed (a string option); loadConfig refuses any other. */
+  choices?: readonly string[]
 }
 
 const o = (
@@ -35,6 +37,10 @@ export const OPTIONS: OptionDef[] = [
   o('clear_logo_upload', 'string', null, 'Clears the uploaded logo (runtime option).', true),
   o('service.locale_default', 'string', 'en', 'Default locale: the web pages\' language when the URL has no /<locale> prefix and Accept-Language names no offered one.'),
   o('service.locales_offered', 'list', ['en', 'fr', 'de', 'es'], 'Languages the web pages are offered in (of en, fr, de, es): each answers under /<locale>/ and in the language switcher.'),
+  {
+    ...o('service.api_compat', 'string', '2.9', 'The CKAN version whose Action API the catalogue speaks where versions differ: 2.9, 2.10 or 2.11 (docs/ckan-versions.md lists each difference). Additions of later versions are offered under every setting.'),
+    choices: ['2.9', '2.10', '2.11'],
+  },
   o('service.plugins', 'list', ['datastore'], 'Enabled plugins, reported by status_show as extensions.'),
   o('email_to', 'string', null, 'Address that receives error e-mails (status_show error_emails_to).'),
   // Metadata schemas (ckanext-scheming's options, spelled as it spells them)

@@ -1,5 +1,6 @@
 // What follow_* and unfollow_* act on: the `id` as a user, dataset or group, and the two writes.
 import type { ActionContext, UserRow } from '../context'
+import { apiAtLeast } from '../config/api-compat'
 import { NotFound, ValidationError } from '../errors'
 import { isEmptyValue, MISSING } from '../validation/fields'
 import { displayName as groupDisplayName } from './group-display'
@@ -86,22 +87,32 @@ const alreadyFollowing = (t: FollowTarget) =>
 
 /**
  * follow_*: `user` starts following `target` and gets CKAN's follower dict. Refusals in CKAN's
- * order: yourself, then already following (a concurrent follow that won the race counts too).
+ * order: yourself, then already following (a concurrent follow that won the race counts too);
+ * with service.api_compat 2.11 a repeated follow answers the existing follower dict instead.
  * Beyond CKAN: a deleted object cannot be followed ("Not found"), since no list would show it.
  */
 export async function startFollowing(ctx: ActionContext, user: UserRow, target: FollowTarget) {
   if (target.state === 'deleted') throw targetNotFound(target.kind)
   if (target.kind === 'user' && target.id === user.id)
     throw ValidationError.message('You cannot follow yourself')
-  if (await findFollow(ctx, user.id, target.id, target.kind)) throw alreadyFollowing(target)
+  // ckan: 2.11 no longer treats following twice as an error
+  const repeatIsFine = apiAtLeast(ctx.config, '2.11')
+  const existing = await findFollow(ctx, user.id, target.id, target.kind)
+  if (existing) {
+    if (repeatIsFine) return followerDict(existing)
+    throw alreadyFollowing(target)
+  }
   const row = await addFollower(ctx, user.id, target.id, target.kind)
-  if (!row) throw alreadyFollowing(target)
-  return followerDict(row)
+  if (row) return followerDict(row)
+  const raced = repeatIsFine && (await findFollow(ctx, user.id, target.id, target.kind))
+  if (raced) return followerDict(raced)
+  throw alreadyFollowing(target)
 }
 
 /**
  * unfollow_*: removes the follower row. ckan: following a deleted object does not count, so that
- * is "You are not following <id>." too, with the id as the caller sent it.
+ * is "You are not following <id>." too, with the id as the caller sent it; with
+ * service.api_compat 2.11 not following is no error (the answer is null all the same).
  */
 export async function stopFollowing(
   ctx: ActionContext,
@@ -109,7 +120,9 @@ export async function stopFollowing(
   target: FollowTarget,
   rawId: unknown,
 ) {
-  if (!(await isFollowing(ctx, user.id, target, target.kind)))
+  if (!(await isFollowing(ctx, user.id, target, target.kind))) {
+    if (apiAtLeast(ctx.config, '2.11')) return
     throw new NotFound(`You are not following ${String(rawId)}.`)
+  }
   await removeFollower(ctx, user.id, target.id, target.kind)
 }

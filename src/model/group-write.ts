@@ -1,4 +1,6 @@
 // Writes to groups and organizations (create, update, delete, purge), each as one batch with its change-log rows.
+import { apiAtLeast } from '../config/api-compat'
+import { createIdError } from './create-id'
 import { z } from 'zod'
 import { and, eq, ne, or } from 'drizzle-orm'
 import type { BatchItem } from 'drizzle-orm/batch'
@@ -190,8 +192,11 @@ export async function saveGroup(
   const type = existing?.type ?? (p.type || kindOf(isOrg))
   const errors: ErrorDict = {}
 
-  if (!existing && p.id && (await findGroup(ctx, p.id))?.id === p.id)
-    errors.id = ['Group id already exists']
+  const idError = !existing && p.id ? createIdError(ctx, p.id) : undefined
+  if (idError) errors.id = [idError]
+  else if (!existing && p.id && (await findGroup(ctx, p.id))?.id === p.id)
+    // ckan: 2.11 words it as group_id_does_not_exist does; 2.9 had no such check
+    errors.id = [apiAtLeast(ctx.config, '2.11') ? 'Id already exists' : 'Group id already exists']
   if (p.name !== undefined && p.name !== existing?.name) {
     const clash = await ctx.db
       .select({ id: groups.id })

@@ -1,4 +1,5 @@
 // package_create / package_update: validate a dataset dict, write it in one batch, return its dict.
+import { createIdError } from './create-id'
 import { rawInsert } from '../db/raw-insert'
 import { eq } from 'drizzle-orm'
 import { activities, changeLog, packageExtras, packages } from '../db/schema'
@@ -53,6 +54,11 @@ export async function createPackage(
 ): Promise<PackageDict> {
   const privileged = !!ctx.user?.sysadmin || !!ctx.ignoreAuth
   const { input, errors } = checkTyped(ctx, raw, 'create', optType(raw.type) || 'dataset', privileged)
+  const idError = input.id === undefined ? undefined : createIdError(ctx, input.id)
+  if (idError) {
+    errors.id = [idError]
+    delete input.id // ckan: the id's own checks stop at the first that fails
+  }
   const look = await lookup(ctx, input, null)
   const state = await resolve(ctx, input, look, errors, null, policy)
   if (Object.keys(errors).length) throw new ValidationError(errors)

@@ -262,3 +262,13 @@ export function isQueueName(queue: unknown): queue is string {
     !/[\u0000-\u001f\u007f]/.test(queue)
   )
 }
+
+/**
+ * ckan uuid_validator (2.11): what Python's uuid.UUID reads, that is 32 hex digits with hyphens
+ * anywhere, optionally in braces or after `urn:uuid:`. The value is kept as given.
+ */
+export function isUuidText(v: unknown): boolean {
+  if (typeof v !== 'string') return false
+  const hex = v.replace('urn:', '').replace('uuid:', '').replace(/^\{+|\}+$/g, '').replaceAll('-', '')
+  return /^[0-9a-fA-F]{32}$/.test(hex)
+}

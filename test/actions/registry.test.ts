@@ -150,6 +150,8 @@ describe('registry', () => {
     const seed = new Set([
       ...SEED_READ_ACTIONS,
       'changes_list',
+      // CKAN 2.10's additions to get.py (issue 31), readable with GET there too
+      'organization_followee_count',
       'dcat_catalog_show',
       'dcat_catalog_search',
       ...['dataset', 'organization', 'group'].flatMap((k) => [`scheming_${k}_schema_list`, `scheming_${k}_schema_show`]),

@@ -16,6 +16,7 @@ import { groupFolloweeCount } from './group_followee_count'
 import { groupFolloweeList } from './group_followee_list'
 import { groupFollowerCount } from './group_follower_count'
 import { groupFollowerList } from './group_follower_list'
+import { organizationFolloweeCount } from './organization_followee_count'
 import { organizationFolloweeList } from './organization_followee_list'
 import { organizationFollowerCount } from './organization_follower_count'
 import { organizationFollowerList } from './organization_follower_list'
@@ -48,6 +49,7 @@ export const actions: Action<any, any>[] = [
   followeeCount,
   userFolloweeCount,
   datasetFolloweeCount,
+  organizationFolloweeCount,
   groupFolloweeCount,
   followeeList,
   userFolloweeList,

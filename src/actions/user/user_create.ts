@@ -3,6 +3,9 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { activities, changeLog, users } from '../../db/schema'
 import { ValidationError } from '../../errors'
+import { toBool } from '../../validation/fields'
+import { invoke } from '../invoke'
+import { apiTokenCreate } from './api_token_create'
 import { requireCanCreateUser } from '../../auth/user'
 import { activityRow } from '../../model/activity'
 import { changeRow } from '../../model/changes'
@@ -53,7 +56,10 @@ ${PROFILE_PARAMS_HELP}
 :type plugin_extras: dictionary
 :param password_hash: an already hashed password, for imports (optional, sysadmins only)
 :type password_hash: string
-:returns: the new user, including its e-mail address and API key
+:param with_apitoken: also create an API token named "default" for the new user and
+    return it under token (optional, default: False; CKAN 2.11's parameter)
+:type with_apitoken: bool
+:returns: the new user, including its e-mail address and API key (and token)
 :rtype: dictionary`,
   auth: requireCanCreateUser,
   // ckan: validation needs the database (unique name and e-mail) and reports all fields at once
@@ -96,9 +102,15 @@ ${PROFILE_PARAMS_HELP}
     forgetUsers(ctx)
     await applyImage(ctx, image)
     const created = (await findUser(ctx, id))!
-    return userToDict(ctx, created, {
+    const dict = await userToDict(ctx, created, {
       includePrivate: true,
       includePluginExtras: !!ctx.user?.sysadmin && pluginExtrasGiven,
     })
+    // ckan: 2.11's with_apitoken, offered under every api_compat setting (2.9 clients never send it)
+    if (input.with_apitoken !== undefined && input.with_apitoken !== null && toBool(input.with_apitoken)) {
+      const made = await invoke(ctx, apiTokenCreate, { user: created.name, name: 'default' }, { skipAuth: true })
+      return { ...dict, token: made.token }
+    }
+    return dict
   },
 })
