@@ -1,5 +1,6 @@
 // What every action declares: name, help, GET-ability, auth rule, params schema and run.
 import type { z } from 'zod'
+import type { Config } from '../config/load'
 import type { ActionContext } from '../context'
 import type { DataDict } from '../data-dict'
 
@@ -27,6 +28,11 @@ export interface Action<P extends z.ZodType = z.ZodType, R = unknown> {
   allowAnonymous?: boolean
   /** Validates before auth when true (CKAN does this for a few actions). */
   validateFirst?: boolean
+  /**
+   * false: the action does not exist under this configuration, and is answered as an unknown
+   * action is (an action a later CKAN version removed, under that version's api_compat).
+   */
+  offered?: (config: Config) => boolean
   params: P
   run(ctx: ActionContext, params: z.output<P>, input: DataDict): Promise<R>
 }

@@ -1,6 +1,7 @@
 // The one way a surface reaches an action: the action route, web pages (and DCAT through them),
 // MCP, the OpenAPI and autocomplete routes, and the Node adapters' lookups (pre-app 304, replica
 // writes). Actions composing other actions call invoke() directly.
+import type { Config } from '../config/load'
 import type { ActionContext } from '../context'
 import type { DataDict } from '../data-dict'
 import { BadRequest } from '../errors'
@@ -10,13 +11,19 @@ import { invoke } from './invoke'
 /** The action registered under `name` (undefined: none), for what a surface decides before calling. */
 export const actionNamed = (name: string): AnyAction | undefined => registry.get(name)
 
+/** The action `name` as this configuration offers it (undefined: unknown here). */
+export function actionOffered(name: string, config: Config): AnyAction | undefined {
+  const action = registry.get(name)
+  return action && (action.offered?.(config) ?? true) ? action : undefined
+}
+
 /**
  * Runs action `name` as `ctx`'s caller: auth → validate → run (invoke.ts). An unknown name is
  * CKAN's Bad Request. After a write action, later requests of this process's turn look at the
  * change log again (the write may have committed even when it then failed).
  */
 export async function callAction<R = unknown>(ctx: ActionContext, name: string, params: DataDict = {}): Promise<R> {
-  const action = registry.get(name)
+  const action = actionOffered(name, ctx.config)
   if (!action) throw new BadRequest(`Action name not known: ${name}`)
   try {
     return (await invoke(ctx, action, params)) as R

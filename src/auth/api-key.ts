@@ -2,6 +2,7 @@
 import { isoToMs } from '../lib/time'
 import { eq } from 'drizzle-orm'
 import { users } from '../db/schema'
+import { apiAtLeast } from '../config/api-compat'
 import type { Deps, UserRow } from '../context'
 import {
   claimsExpired,
@@ -26,14 +27,16 @@ export function apiKeyFrom(headers: Pick<Headers, 'get'>, configuredHeader: stri
 }
 
 /**
- * The user owning `key` (an API key or an API token), or null, which makes the caller anonymous
- * as CKAN does for a wrong key. Cached per process; the change log keeps the cache right (a
+ * The user owning `key` (an API key or an API token; under api_compat 2.10 or later a token
+ * only), or null, which makes the caller anonymous as CKAN does for a wrong key. Cached per process; the change log keeps the cache right (a
  * token's revocation, its owner's deletion). A token's expiry is in its own claims, so it is
  * checked on cached hits too.
  */
 export async function userForKey(deps: Deps, key: string): Promise<UserRow | null> {
   // Our API keys are UUIDs, so a JWT-shaped key is only ever tried as a token.
   const claims = peekClaims(key)
+  // ckan 2.10: API tokens are the only keys; a legacy key makes the caller anonymous
+  if (!claims && apiAtLeast(deps.config, '2.10')) return null
   if (claims && claimsExpired(claims, deps.now())) return null
   let row = deps.caches.usersByKey.get(key)
   if (row === undefined) {

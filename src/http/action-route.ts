@@ -1,6 +1,6 @@
 // GET|POST /api/3/action/:name and /api/action/:name: data dict in, CKAN envelope out.
 import type { Hono } from 'hono'
-import { actionNamed, callAction } from '../actions/call'
+import { actionNamed, actionOffered, callAction } from '../actions/call'
 import { apiKeyFrom } from '../auth/api-key'
 import { contextFor, requestCaller } from './request-context'
 import type { ActionContext, Deps } from '../context'
@@ -126,7 +126,7 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
     const staged: StagedUpload[] = []
     let deps: Deps | undefined
     try {
-      const action = actionNamed(name)
+      const action = actionOffered(name, source.config(req))
       if (!action) throw new BadRequest(`Action name not known: ${name}`)
       if (req.method === 'GET' && !action.readOnly) {
         throw new BadRequest('JSON Error: Invalid request. Please use POST method for your request')

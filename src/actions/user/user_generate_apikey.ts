@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { eq } from 'drizzle-orm'
 import { defineAction } from '../action'
+import { apiAtLeast } from '../../config/api-compat'
 import { activities, changeLog, users } from '../../db/schema'
 import { activityRow } from '../../model/activity'
 import { changeRow } from '../../model/changes'
@@ -19,6 +20,8 @@ Only the user themself and sysadmins may do this.
 :type id: string
 :returns: the updated user, including the new key
 :rtype: dictionary`,
+  // ckan 2.10 removed legacy API keys and this action with them
+  offered: (config) => !apiAtLeast(config, '2.10'),
   // ckan: the refusal says "update user" here, not "edit user"
   auth: (ctx, input) => requireCanEditUser(ctx, { id: input.id }, 'update'),
   params: z.looseObject({}),
