@@ -3,6 +3,7 @@ import { isoToMs } from '../lib/time'
 import { eq } from 'drizzle-orm'
 import { users } from '../db/schema'
 import { apiAtLeast } from '../config/api-compat'
+import type { Config } from '../config/load'
 import type { Deps, UserRow } from '../context'
 import {
   claimsExpired,
@@ -12,9 +13,15 @@ import {
   verifiedClaims,
 } from '../model/api-token'
 
-/** The key sent by the caller, from any of the accepted headers. */
-export function apiKeyFrom(headers: Pick<Headers, 'get'>, configuredHeader: string): string | null {
-  for (const name of [configuredHeader, 'X-CKAN-API-Key', 'X-SERVICE-API-Key']) {
+/**
+ * The key sent by the caller, from any of the accepted headers: apitoken_header_name (CKAN
+ * 2.11's name), apikey_header_name (2.9's), X-CKAN-API-Key, X-SERVICE-API-Key, Authorization
+ * (a `Bearer ` prefix dropped).
+ */
+export function apiKeyFrom(headers: Pick<Headers, 'get'>, config: Config): string | null {
+  const named = [config.str('apitoken_header_name'), config.str('apikey_header_name')]
+  for (const name of [...named, 'X-CKAN-API-Key', 'X-SERVICE-API-Key']) {
+    if (!name || name.toLowerCase() === 'authorization') continue
     const v = headers.get(name)
     if (v && v.trim()) return v.trim()
   }

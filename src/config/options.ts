@@ -71,6 +71,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.auth.password_min_length', 'int', 4, 'Minimum password length for users.'),
   o('service.auth.password_hash_iterations', 'int', 100000, 'PBKDF2-SHA256 iterations for new password hashes.'),
   o('apikey_header_name', 'string', 'X-CKAN-API-Key', 'Extra request header that carries the API key.'),
+  o('apitoken_header_name', 'string', 'Authorization', 'Request header that carries the API token or key (CKAN 2.11\'s name; apikey_header_name is also read). Authorization, X-CKAN-API-Key and X-SERVICE-API-Key are read too, under every api_compat setting.'),
   o('api_token.jwt.encode.secret', 'string', null, 'Key that signs API tokens (HS256; a "string:" prefix is accepted). Unset: a random key the site keeps in its database.'),
   o('api_token.jwt.decode.secret', 'string', null, 'Key that verifies API tokens (default: the encode key, else the site\'s own key).'),
   o('beaker.session.secret', 'string', null, 'Key that signs the web pages\' session cookies (HS256). Unset: a random key the site keeps in its database.'),

@@ -83,7 +83,7 @@ export function notModifiedNow(
 ): Record<string, string> | null | undefined {
   if (!deps.changes.caughtUpThisTurn?.()) return undefined
   const kept = memo.get(url, deps.changes.lastSeq)
-  if (!kept || apiKeyFrom(headers, deps.config.str('apikey_header_name')) !== null) return undefined
+  if (!kept || apiKeyFrom(headers, deps.config) !== null) return undefined
   return ifNoneMatch(headers.get('if-none-match'), kept.etag!, false) ? kept : null
 }
 
@@ -96,7 +96,7 @@ export async function notModifiedBeforeApp(
   const tags = headers.get('if-none-match')
   if (!tags) return null
   try {
-    if (memo && apiKeyFrom(headers, deps.config.str('apikey_header_name')) === null) {
+    if (memo && apiKeyFrom(headers, deps.config) === null) {
       await deps.changes.catchUp({ shareTurn: true })
       const kept = memo.get(url, deps.changes.lastSeq)
       if (kept) return ifNoneMatch(tags, kept.etag!, false) ? kept : null

@@ -13,7 +13,7 @@ export async function requestContext(deps: Deps, headers: Headers | null): Promi
  * request began is seen (caches follow the change log).
  */
 export async function requestCaller(deps: Deps, headers: Pick<Headers, 'get'> | null): Promise<ActionContext['user']> {
-  const key = headers ? apiKeyFrom(headers, deps.config.str('apikey_header_name')) : null
+  const key = headers ? apiKeyFrom(headers, deps.config) : null
   await deps.changes.catchUp({ shareTurn: true })
   return key ? await userForKey(deps, key) : null
 }

@@ -93,3 +93,25 @@ describe.each(['2.9', '2.10', '2.11'])('API keys and tokens under api_compat %s'
     expect((await other.json()).result).not.toHaveProperty('apikey')
   })
 })
+
+describe.each(['2.9', '2.11'])('apitoken_header_name under api_compat %s', (version) => {
+  let t: TestEnv
+  let admin: Who
+  beforeAll(async () => {
+    t = await setup({ 'service.api_compat': version, apitoken_header_name: 'X-CKAN-API-TOKEN' })
+    admin = await sysadmin(t)
+  })
+
+  it('reads the token from the configured header, and from the usual ones', async () => {
+    expect(await callerOf(t, admin, { 'X-CKAN-API-TOKEN': admin.token })).toBe(admin.name)
+    expect(await callerOf(t, admin, { authorization: admin.token })).toBe(admin.name)
+    expect(await callerOf(t, admin, { 'X-CKAN-API-Key': admin.token })).toBe(admin.name)
+    expect(await callerOf(t, admin, { 'X-Other': admin.token })).toBe(null)
+  })
+
+  it('still reads apikey_header_name, the name of CKAN 2.9 and 2.10', async () => {
+    const t2 = await setup({ 'service.api_compat': version, apikey_header_name: 'X-Legacy-Name' })
+    const a2 = await sysadmin(t2)
+    expect(await callerOf(t2, a2, { 'X-Legacy-Name': a2.token })).toBe(a2.name)
+  })
+})
