@@ -52,9 +52,13 @@ export function Summary({ errors, page, labels }: { errors: Errors; page: Page; 
 export const invalid = (errors: Errors, name: string) => (errors[name]?.length ? { 'aria-invalid': 'true', 'aria-describedby': `${name}-error` } : {})
 
 
+/** Whether a posted form may act: its caller came by API key or token, or it carries this site's CSRF token. */
+export const formTrusted = (page: Page, form: Record<string, unknown>): boolean =>
+  page.byHeader || csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))
+
 /** The 403 page for a posted form whose CSRF token (or Origin) is not this site's; null when it is. */
 export const formRefused = (page: Page, form: Record<string, unknown>): Outcome | null =>
-  csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url')) ? null : { view: formExpiredView(page), status: 403 }
+  formTrusted(page, form) ? null : { view: formExpiredView(page), status: 403 }
 
 /** A form of one button that POSTs `fields` (and the CSRF token) to `action`. */
 export function PostButton(props: { page: Page; action: string; label: string; ariaLabel?: string; fields?: Record<string, string>; className?: string }) {

@@ -15,6 +15,11 @@ export interface Page {
   req: Request
   /** Set-Cookie values the response must carry. */
   cookies: string[]
+  /**
+   * The caller came from an API key or token in the request headers (not the session cookie):
+   * as in CKAN 2.10, such a request needs no CSRF token (a cross-site form cannot set headers).
+   */
+  byHeader: boolean
   /** The CSRF token forms repeat (the cookie's, or a new one the response sets). */
   csrf(): string
   /** The page's language (i18n/index.ts): its URL prefix, else Accept-Language, else ckan.locale_default. */
@@ -38,6 +43,7 @@ export async function openPage(source: DepsResolver, req: Request, opts: { anony
   ctx.requestUrl = req.url
   ctx.via = 'web'
   // a browser signs in with the session cookie; an API key in the headers wins (scripts, tests)
+  const byHeader = !!ctx.user
   if (!ctx.user && !opts.anonymous) ctx.user = await sessionUser(deps, req)
   const url = new URL(req.url)
   const cookies: string[] = []
@@ -53,6 +59,7 @@ export async function openPage(source: DepsResolver, req: Request, opts: { anony
     url,
     req,
     cookies,
+    byHeader,
     csrf() {
       if (!token) {
         token = newCsrfToken()

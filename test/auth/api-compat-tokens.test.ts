@@ -5,6 +5,7 @@ import { callAction } from '../../src/actions/call'
 import { contextFor } from '../../src/http/request-context'
 import { addSysadmin } from '../../src/model/sysadmin'
 import { uniq } from '../helpers/make'
+import { browser, signIn } from '../helpers/web-browser'
 import { setup, type TestEnv } from '../helpers/setup'
 
 interface Who {
@@ -113,5 +114,49 @@ describe.each(['2.9', '2.11'])('apitoken_header_name under api_compat %s', (vers
     const t2 = await setup({ 'service.api_compat': version, apikey_header_name: 'X-Legacy-Name' })
     const a2 = await sysadmin(t2)
     expect(await callerOf(t2, a2, { 'X-Legacy-Name': a2.token })).toBe(a2.name)
+  })
+})
+
+describe.each(['2.9', '2.10'])('web pages and a key in the headers under api_compat %s', (version) => {
+  const modern = version !== '2.9'
+  let t: TestEnv
+  let admin: Who
+  beforeAll(async () => {
+    t = await setup({ 'service.api_compat': version })
+    admin = await sysadmin(t)
+    await post(t, 'package_create', { name: 'tok-private', private: true, owner_org: (await (await post(t, 'organization_create', { name: uniq('org') }, { authorization: admin.token })).json()).result.id }, { authorization: admin.token })
+  })
+
+  const page = (path: string, headers: Record<string, string> = {}) => t.app.request(path, { headers })
+
+  it('shows a page to the caller a token names, and to the caller a legacy key names under 2.9 only', async () => {
+    expect((await page('/dataset/tok-private')).status).toBe(404)
+    expect((await page('/dataset/tok-private', { authorization: admin.token })).status).toBe(200)
+    expect((await page('/dataset/tok-private', { 'X-CKAN-API-Key': admin.token })).status).toBe(200)
+    expect((await page('/dataset/tok-private', { authorization: admin.apikey })).status).toBe(modern ? 404 : 200)
+  })
+
+  it('takes a form post authenticated by header without the CSRF token', async () => {
+    await post(t, 'package_create', { name: 'tok-doomed' }, { authorization: admin.token })
+    const res = await t.app.request('/dataset/delete/tok-doomed', {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { authorization: admin.token, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    })
+    expect(res.status).toBe(303)
+    const shown = await (await post(t, 'package_show', { id: 'tok-doomed' }, { authorization: admin.token })).json()
+    expect(shown.result.state).toBe('deleted')
+  })
+
+  it('still needs the CSRF token from a browser signed in by cookie', async () => {
+    await post(t, 'package_create', { name: 'tok-kept' }, { authorization: admin.token })
+    const b = browser((path, init) => t.app.request(path, init))
+    await signIn(b, admin.name, 'password123')
+    expect((await b.post('/dataset/delete/tok-kept', {})).res.status).toBe(403)
+    // a wrong key in the header does not lift the check either
+    expect((await b.post('/dataset/delete/tok-kept', {}, { authorization: 'not-a-key' })).res.status).toBe(403)
+    const shown = await (await post(t, 'package_show', { id: 'tok-kept' }, { authorization: admin.token })).json()
+    expect(shown.result.state).toBe('active')
   })
 })

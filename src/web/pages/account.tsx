@@ -80,7 +80,7 @@ export type Outcome = { redirect: string; cookies?: string[] } | { view: unknown
 
 export async function login(page: Page): Promise<Outcome> {
   const form = await readForm(page)
-  if (!csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))) return { view: formExpiredView(page), status: 403 }
+  if (!page.byHeader && !csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))) return { view: formExpiredView(page), status: 403 }
   const login = typeof form.login === 'string' ? form.login.trim() : ''
   const password = typeof form.password === 'string' ? form.password : ''
   const cameFrom = safeReturn(form.came_from)
@@ -101,7 +101,7 @@ export async function login(page: Page): Promise<Outcome> {
 
 export async function logout(page: Page): Promise<Outcome> {
   const form = await readForm(page)
-  if (!csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))) return { view: formExpiredView(page), status: 403 }
+  if (!page.byHeader && !csrfOk(page.req, form[CSRF_FIELD], page.deps.config.str('service.site_url'))) return { view: formExpiredView(page), status: 403 }
   return { redirect: '/', cookies: [clearSessionCookie(page.url)] }
 }
 
