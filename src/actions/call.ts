@@ -2,13 +2,22 @@
 // MCP, the OpenAPI and autocomplete routes, and the Node adapters' lookups (pre-app 304, replica
 // writes). Actions composing other actions call invoke() directly.
 import type { ActionContext } from '../context'
+import { apiAtLeast } from '../config/api-compat'
+import type { Config } from '../config/load'
 import type { DataDict } from '../data-dict'
 import { BadRequest } from '../errors'
 import { registry, type AnyAction } from '.'
 import { invoke } from './invoke'
 
-/** The action registered under `name` (undefined: none), for what a surface decides before calling. */
-export const actionNamed = (name: string): AnyAction | undefined => registry.get(name)
+/**
+ * The action registered under `name` (undefined: none, or one that the CKAN version `config`
+ * speaks removed), for what a surface decides before calling. Without a config, any registered
+ * action (for lookups that only ask whether it writes).
+ */
+export function actionNamed(name: string, config?: Config): AnyAction | undefined {
+  const action = registry.get(name)
+  return config && action?.removedIn && apiAtLeast(config, action.removedIn) ? undefined : action
+}
 
 /**
  * Runs action `name` as `ctx`'s caller: auth → validate → run (invoke.ts). An unknown name is
@@ -16,7 +25,7 @@ export const actionNamed = (name: string): AnyAction | undefined => registry.get
  * change log again (the write may have committed even when it then failed).
  */
 export async function callAction<R = unknown>(ctx: ActionContext, name: string, params: DataDict = {}): Promise<R> {
-  const action = registry.get(name)
+  const action = actionNamed(name, ctx.config)
   if (!action) throw new BadRequest(`Action name not known: ${name}`)
   try {
     return (await invoke(ctx, action, params)) as R

@@ -101,7 +101,7 @@ const definitionsWithSchemas = new WeakMap<SchemaRegistry, typeof definitions>()
 function toolsFor(ctx: ActionContext) {
   const reg = datasetTypes(ctx)
   const read = reg ? [...READ_TOOLS, 'scheming_dataset_schema_show'] : READ_TOOLS
-  const names = [...read, ...(ctx.user ? WRITE_TOOLS : [])].filter((n) => actionNamed(n) !== undefined)
+  const names = [...read, ...(ctx.user ? WRITE_TOOLS : [])].filter((n) => actionNamed(n, ctx.config) !== undefined)
   let cache = definitions
   if (reg) {
     cache = definitionsWithSchemas.get(reg) ?? new Map()
