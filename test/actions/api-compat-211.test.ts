@@ -38,3 +38,33 @@ describe('site_read', () => {
     expect(h.status).toBe(404)
   })
 })
+
+describe('a group or organization type change', () => {
+  for (const [name, isOrg] of [['group', false], ['organization', true]] as const)
+    for (const verb of ['update', 'patch'])
+      for (const [version, env] of each())
+        it(`${name}_${verb} with another type (api_compat ${version})`, async () => {
+          const { t, sys } = env()
+          const admin = await t.make.user()
+          const g = isOrg
+            ? await t.make.organization(admin)
+            : await t.make.group(admin)
+          const stranger = await t.make.user()
+          const change = { id: g.id, name: g.name, type: 'ragtagband' }
+          if (version === '2.9') {
+            const r = await t.ok(`${name}_${verb}`, change, admin)
+            expect(r.type).toBe(name)
+            // unchanged: a stranger is refused for want of rights
+            expect((await t.call(`${name}_${verb}`, change, stranger)).status).toBe(403)
+          } else {
+            for (const who of [admin, stranger, sys]) {
+              const r = await t.call(`${name}_${verb}`, change, who)
+              expect(r.status).toBe(409)
+              expect(r.body.error).toEqual({ __type: 'Validation Error', message: 'Type cannot be updated' })
+            }
+            // its own type, or none, is fine
+            await t.ok(`${name}_${verb}`, { ...change, type: name }, admin)
+          }
+          expect((await t.ok(`${name}_show`, { id: g.id })).type).toBe(name)
+        })
+})
