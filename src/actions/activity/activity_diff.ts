@@ -1,8 +1,7 @@
 // activity_diff: how an object changed between the previous activity about it and this one.
 import { defineAction } from '../action'
-import { requireCanSeeActivity } from '../../auth/activity'
-import { NotAuthorized, NotFound, ValidationError } from '../../errors'
-import { readableAtTheTime, viewerFor } from '../../model/activity-query'
+import { requireCanSeeActivity, requireCouldReadThen } from '../../auth/activity'
+import { NotFound, ValidationError } from '../../errors'
 import { activityToDict, loadActivity, previousActivity } from '../../model/activity'
 import { DIFF_TYPES, diffObjects, type DiffType } from '../../model/activity-diff'
 import { requiredInOrder } from '../../validation/activity'
@@ -34,8 +33,7 @@ activity with its data (see activity_show).
     const prev = await previousActivity(ctx, activity)
     if (!prev) throw new NotFound('Previous activity for this object not found')
     // the earlier version may be one of a private dataset the caller could not read then
-    if (!ctx.ignoreAuth && !readableAtTheTime(await viewerFor(ctx, ctx.user), prev))
-      throw new NotAuthorized()
+    await requireCouldReadThen(ctx, prev)
     const pair = [activityToDict(prev, true), activityToDict(activity, true)]
     const key = pyStr(input.object_type)
     if (!pair.every((a) => Object.prototype.hasOwnProperty.call(a.data, key)))
