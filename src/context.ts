@@ -20,6 +20,8 @@ export type UserRow = typeof users.$inferSelect
 export interface ActionInfo {
   name: string
   help: string
+  /** The CKAN version that removed it (see Action.removedIn). */
+  removedIn?: '2.10' | '2.11'
 }
 
 /**

@@ -3,6 +3,7 @@ import type { z } from 'zod'
 import type { Config } from '../config/load'
 import type { ActionContext } from '../context'
 import type { DataDict } from '../data-dict'
+import type { ApiVersion } from '../config/api-compat'
 
 export type { DataDict }
 
@@ -26,6 +27,11 @@ export interface Action<P extends z.ZodType = z.ZodType, R = unknown> {
    * them first with "Action <name> requires an authenticated user".
    */
   allowAnonymous?: boolean
+  /**
+   * The CKAN version that removed the action: from that service.api_compat setting on, its name
+   * answers as an unknown action (see actionNamed).
+   */
+  removedIn?: Exclude<ApiVersion, '2.9'>
   /** Validates before auth when true (CKAN does this for a few actions). */
   validateFirst?: boolean
   /**

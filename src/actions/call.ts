@@ -1,19 +1,30 @@
 // The one way a surface reaches an action: the action route, web pages (and DCAT through them),
 // MCP, the OpenAPI and autocomplete routes, and the Node adapters' lookups (pre-app 304, replica
 // writes). Actions composing other actions call invoke() directly.
-import type { Config } from '../config/load'
 import type { ActionContext } from '../context'
+import { apiAtLeast } from '../config/api-compat'
+import type { Config } from '../config/load'
 import type { DataDict } from '../data-dict'
 import { BadRequest } from '../errors'
 import { registry, type AnyAction } from '.'
 import { invoke } from './invoke'
 
-/** The action registered under `name` (undefined: none), for what a surface decides before calling. */
-export const actionNamed = (name: string): AnyAction | undefined => registry.get(name)
-
-/** The action `name` as this configuration offers it (undefined: unknown here). */
-export function actionOffered(name: string, config: Config): AnyAction | undefined {
+/**
+ * The action registered under `name` (undefined: none, or one that the CKAN version `config`
+ * speaks removed), for what a surface decides before calling. Without a config, any registered
+ * action (for lookups that only ask whether it writes).
+ */
+export function actionNamed(name: string, config?: Config): AnyAction | undefined {
   const action = registry.get(name)
+  return config && action?.removedIn && apiAtLeast(config, action.removedIn) ? undefined : action
+}
+
+/**
+ * The action `name` as this configuration offers it (undefined: unknown here: removed in the CKAN
+ * version the site speaks, or not offered under its settings).
+ */
+export function actionOffered(name: string, config: Config): AnyAction | undefined {
+  const action = actionNamed(name, config)
   return action && (action.offered?.(config) ?? true) ? action : undefined
 }
 

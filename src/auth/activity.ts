@@ -2,6 +2,7 @@
 import type { ActionContext, UserRow } from '../context'
 import { NotAuthorized } from '../errors'
 import type { StoredActivity } from '../model/activity'
+import { readableAtTheTime, viewerFor } from '../model/activity-query'
 import { loadPackage } from '../model/package'
 import { requireCanEditPackage, requireCanReadPackage } from './package'
 
@@ -33,6 +34,16 @@ export async function requireCanSeeActivity(
   if (!activity.activity_type.includes('package'))
     throw new NotAuthorized('object_type not recognized')
   await requireCanSeePackageActivity(ctx, activity.object_id, includeData)
+  await requireCouldReadThen(ctx, activity)
+}
+
+/**
+ * ckan 2.11: the activity of a dataset that was private then needs its permission labels (see
+ * readableAtTheTime); also asked of the earlier activity activity_diff compares with.
+ */
+export async function requireCouldReadThen(ctx: ActionContext, activity: StoredActivity) {
+  if (ctx.ignoreAuth) return
+  if (!readableAtTheTime(await viewerFor(ctx, ctx.user), activity)) throw new NotAuthorized()
 }
 
 /** ckan dashboard_activity_list auth (all dashboard actions): any logged-in user, for their own. */

@@ -104,7 +104,7 @@ export async function notModifiedBeforeApp(
     const parsed = new URL(url)
     const m = ACTION_PATH.exec(parsed.pathname)
     const name = m && decodeURIComponent(m[1]!)
-    const action = name ? actionNamed(name) : undefined
+    const action = name ? actionNamed(name, deps.config) : undefined
     if (!name || !action || !isCacheable(name, action.readOnly)) return null
     const data = queryDataDict(parsed, bodyLimits(deps.config))
     const callback = 'callback' in data ? String(data.callback) : undefined

@@ -15,7 +15,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js'
-import { actionNamed, callAction } from '../actions/call'
+import { actionNamed, actionOffered, callAction } from '../actions/call'
 import type { ActionContext } from '../context'
 import { ActionError } from '../errors'
 import { requestContext } from '../http/request-context'
@@ -101,7 +101,7 @@ const definitionsWithSchemas = new WeakMap<SchemaRegistry, typeof definitions>()
 function toolsFor(ctx: ActionContext) {
   const reg = datasetTypes(ctx)
   const read = reg ? [...READ_TOOLS, 'scheming_dataset_schema_show'] : READ_TOOLS
-  const names = [...read, ...(ctx.user ? WRITE_TOOLS : [])].filter((n) => actionNamed(n) !== undefined)
+  const names = [...read, ...(ctx.user ? WRITE_TOOLS : [])].filter((n) => actionOffered(n, ctx.config) !== undefined)
   let cache = definitions
   if (reg) {
     cache = definitionsWithSchemas.get(reg) ?? new Map()

@@ -85,9 +85,36 @@ export function readableObject(v: Viewer, id: Sql): Sql {
 }
 
 /**
+ * Whether the viewer could read the dataset as it was when the activity was recorded (CKAN
+ * 2.11's permission labels, read from the dataset dict the activity keeps): an activity of a
+ * dataset that was private then is shown to sysadmins, members of the organization that owned
+ * it then, its creator when no organization owned it, and its collaborators. Activities that
+ * are not about a dataset, or about one that was public then, pass. Only CKAN 2.11 records
+ * activities of private datasets, but rows made by activity_create, or under 2.11 before the
+ * setting went back, are held to the same rule under every setting.
+ */
+export function readableAtTheTime(v: Viewer, a: StoredActivity): boolean {
+  if (v.sysadmin || !a.activity_type.endsWith('package')) return true
+  if (!/"private"\s*:\s*true/.test(a.data)) return true // most rows: no parse
+  let pkg: Record<string, unknown>
+  try {
+    const data = JSON.parse(a.data) as { package?: unknown }
+    if (!data.package || typeof data.package !== 'object') return true
+    pkg = data.package as Record<string, unknown>
+  } catch {
+    return false // unreadable: shown to sysadmins only
+  }
+  if (pkg.private !== true) return true
+  if (a.object_id !== null && v.datasets.includes(a.object_id)) return true
+  const org = pkg.owner_org
+  if (typeof org === 'string' && org) return v.orgs.includes(org)
+  return v.userId !== null && pkg.creator_user_id === v.userId
+}
+
+/**
  * Whether the activity row `a` may be shown: not by a hidden user (unless `includeHidden`), and,
- * when its object is a dataset that is private now, only to those who may read that dataset.
- * Datasets become private after the fact (package_update, bulk_update_private), and their
+ * when its object is a dataset that is private now, only to those who may read that dataset
+ * (activityPage then applies readableAtTheTime). Datasets become private after the fact (package_update, bulk_update_private), and their
  * earlier public activities stay in the table.
  */
 function visibleSql(
@@ -165,8 +192,10 @@ export async function activityPage(
       JOIN activity a ON a.rowid = c.rid
       ORDER BY c.ts DESC, c.rid DESC`
     const rows = await ctx.read(q.text, q.args)
-    const shown = rows.filter((r) => Number(r.visible) === 1)
-    if (shown.length >= want || rows.length < k)
-      return shown.slice(o.offset, want).map(storedActivity)
+    const shown = rows
+      .filter((r) => Number(r.visible) === 1)
+      .map(storedActivity)
+      .filter((a) => readableAtTheTime(o.viewer, a))
+    if (shown.length >= want || rows.length < k) return shown.slice(o.offset, want)
   }
 }

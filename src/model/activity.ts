@@ -3,6 +3,7 @@ import type { ActionContext } from '../context'
 import { NotFound } from '../errors'
 import { pyStr } from '../lib/py-repr'
 import { unpackText } from '../lib/packed-text'
+import { apiAtLeast } from '../config/api-compat'
 
 export type ActivityType =
   | 'new package'
@@ -66,6 +67,13 @@ function activityRowJson(
     data,
   }
 }
+
+/**
+ * Whether a change to a private dataset records an activity: CKAN 2.11 does (streams show it
+ * only to those who could read the dataset then, activity-query.ts); 2.9 and 2.10 record none.
+ */
+export const recordsPrivateActivity = (ctx: ActionContext): boolean =>
+  apiAtLeast(ctx.config, '2.11')
 
 /** Every activity type activity_create accepts, with the kind of object its object_id names. */
 export const ACTIVITY_OBJECT_KINDS: Record<ActivityType, 'package' | 'user' | 'group'> = {

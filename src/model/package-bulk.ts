@@ -6,7 +6,7 @@ import { activities, changeLog, groups, packages } from '../db/schema'
 import { rawInsert } from '../db/raw-insert'
 import { reqString, stringList } from '../validation/fields'
 import { changeRow, packageDetail } from './changes'
-import { packageActivityRow } from './activity'
+import { packageActivityRow, recordsPrivateActivity } from './activity'
 import { forgetPackages, packageDicts } from './package'
 
 export const bulkUpdateParams = z.object({ datasets: stringList, org_id: reqString })
@@ -26,8 +26,8 @@ export async function findGroupId(ctx: ActionContext, idOrName: unknown): Promis
  * Applies `set` to the listed datasets (by id) that `org_id` owns; others are left alone
  * silently. One batch, with a change-log row per changed dataset, and, like CKAN, no change to
  * metadata_modified. Each dataset that is public afterwards gets a "changed package" activity
- * ("deleted package" when this deletes it); datasets made private record none, as
- * package_update records none for private datasets.
+ * ("deleted package" when this deletes it); datasets private afterwards record none before
+ * api_compat 2.11, as package_update records none for private datasets.
  */
 export async function bulkUpdateDatasets(
   ctx: ActionContext,
@@ -46,7 +46,8 @@ export async function bulkUpdateDatasets(
   const acts = rows.flatMap((r) => {
     const after = { ...r, ...set }
     const dict = dicts.get(r.id)
-    if (after.private || !dict || (r.state === 'deleted' && after.state === 'deleted')) return []
+    if (after.private && !recordsPrivateActivity(ctx)) return []
+    if (!dict || (r.state === 'deleted' && after.state === 'deleted')) return []
     const type = after.state === 'deleted' ? 'deleted package' : 'changed package'
     const act = packageActivityRow(ctx, type, r.id, JSON.stringify({ ...dict, ...set }))
     return act ? [act] : []

@@ -3,7 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { BatchItem } from 'drizzle-orm/batch'
 import { activities, changeLog, groups, members, packages } from '../db/schema'
 import type { ActionContext } from '../context'
-import { activityRow } from './activity'
+import { activityRow, recordsPrivateActivity } from './activity'
 import { changeRow, packageDetail } from './changes'
 import { dropDatasetCollaborators } from './collaborator'
 import { forgetPackages, packageDict, type PackageRow } from './package'
@@ -39,7 +39,7 @@ export async function deletePackage(ctx: ActionContext, pkg: PackageRow, opts: {
   ]
   // ckan: private datasets record no activity, and "deleted package" is recorded only once
   const activity =
-    pkg.private || pkg.state === 'deleted'
+    (pkg.private && !recordsPrivateActivity(ctx)) || pkg.state === 'deleted'
       ? null
       : activityRow(ctx, 'deleted package', pkg.id, {
           package: { ...before, state: 'deleted', metadata_modified: now, groups: [] },

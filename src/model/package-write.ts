@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm'
 import { activities, changeLog, packageExtras, packages } from '../db/schema'
 import type { ActionContext } from '../context'
 import { ValidationError, type ErrorDict } from '../errors'
-import { packageActivityRow } from './activity'
+import { packageActivityRow, recordsPrivateActivity } from './activity'
 import { immutableJson } from '../lib/json'
 import { changeRow, packageDetail, type Change } from './changes'
 import { datasetDefaultViews } from './default-views'
@@ -342,7 +342,7 @@ async function write(
       ...datasetDefaultViews(ctx, dict.resources, cur?.dict.resources),
     )
   for (const c of changed) stmts.push(rawInsert(changeLog, [changeRow('package', c, 'upsert', c === row.id ? packageDetail(row, old) : undefined)]))
-  if (!row.private) {
+  if (!row.private || recordsPrivateActivity(ctx)) {
     const type = !old
       ? 'new package'
       : row.state === 'deleted' && old.state !== 'deleted'

@@ -4,7 +4,7 @@ import { activities, changeLog, packages, resourceViews, resources } from '../db
 import type { ActionContext } from '../context'
 import { NotFound, ValidationError } from '../errors'
 import { isMissing, MISSING } from '../validation/fields'
-import { activityRow } from './activity'
+import { activityRow, recordsPrivateActivity } from './activity'
 import { changeRow } from './changes'
 import { resourceDefaultViews } from './default-views'
 import type { RawStatement } from '../db/executor'
@@ -187,7 +187,8 @@ async function commitDatasetChange(
   stmts.push(ctx.db.update(packages).set({ metadata_modified: now }).where(eq(packages.id, pkg.id)))
   stmts.push(ctx.db.insert(changeLog).values(changeRow('package', pkg.id)))
   // ckan: resource changes are "changed package" activities; private datasets record none
-  if (!pkg.private) {
+  // before 2.11
+  if (!pkg.private || recordsPrivateActivity(ctx)) {
     const act = activityRow(ctx, 'changed package', pkg.id, { package: next })
     if (act) stmts.push(ctx.db.insert(activities).values(act))
   }

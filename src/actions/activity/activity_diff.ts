@@ -1,6 +1,6 @@
 // activity_diff: how an object changed between the previous activity about it and this one.
 import { defineAction } from '../action'
-import { requireCanSeeActivity } from '../../auth/activity'
+import { requireCanSeeActivity, requireCouldReadThen } from '../../auth/activity'
 import { NotFound, ValidationError } from '../../errors'
 import { activityToDict, loadActivity, previousActivity } from '../../model/activity'
 import { DIFF_TYPES, diffObjects, type DiffType } from '../../model/activity-diff'
@@ -32,6 +32,8 @@ activity with its data (see activity_show).
     const activity = await loadActivity(ctx, input.id)
     const prev = await previousActivity(ctx, activity)
     if (!prev) throw new NotFound('Previous activity for this object not found')
+    // the earlier version may be one of a private dataset the caller could not read then
+    await requireCouldReadThen(ctx, prev)
     const pair = [activityToDict(prev, true), activityToDict(activity, true)]
     const key = pyStr(input.object_type)
     if (!pair.every((a) => Object.prototype.hasOwnProperty.call(a.data, key)))

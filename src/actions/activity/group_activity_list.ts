@@ -13,7 +13,8 @@ ${
   kind === 'organization'
     ? 'The datasets are those the organization owns.'
     : 'The datasets are those in the group now (or in it when they were deleted).'
-} Activities of datasets that are private now are shown only to those who may read them. You
+} Activities of datasets that are private now, or were when the activity was recorded, are shown
+only to those who may read them (could read them then). You
 must be allowed to see the ${kind}.
 
 :param id: the id or name of the ${kind}

@@ -11,7 +11,8 @@ export const recentlyChangedPackagesActivityList = defineAction({
   help: `Return the activities of every dataset on the site (new, changed and deleted datasets),
 newest first.
 
-Activities of datasets that are private now are shown only to those who may read them.
+Activities of datasets that are private now, or were when the activity was recorded, are shown
+only to those who may read them (could read them then).
 
 ${PAGE_PARAMS_HELP}
 :rtype: list of dictionaries`,

@@ -12,8 +12,8 @@ export const userActivityList = defineAction({
   help: `Return a user's activity stream: the activities by the user and about the user, newest
 first.
 
-Activities about datasets that are private now are left out unless you may read those
-datasets, and so are activities by hidden users (the site user, or
+Activities about datasets that are private now, or were then, are left out unless you may
+read those datasets (could read them then), and so are activities by hidden users (the site user, or
 service.hide_activity_from_users). You must be allowed to see the user.
 
 :param id: the id or name of the user

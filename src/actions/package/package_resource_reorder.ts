@@ -7,7 +7,7 @@ import type { ActionContext } from '../../context'
 import { ValidationError } from '../../errors'
 import { isMissing, MISSING } from '../../validation/fields'
 import { activities, changeLog, packages, resources } from '../../db/schema'
-import { activityRow } from '../../model/activity'
+import { activityRow, recordsPrivateActivity } from '../../model/activity'
 import { changeRow } from '../../model/changes'
 import { forgetPackages, loadPackage, packageDict } from '../../model/package'
 import { requireLoggedIn } from '../../auth/caller'
@@ -73,8 +73,9 @@ order. You must be allowed to edit the dataset.
       ctx.db.update(packages).set({ metadata_modified: now }).where(eq(packages.id, pkg.id)),
     )
     steps.push(ctx.db.insert(changeLog).values(changeRow('package', pkg.id)))
-    const activity = pkg.private
-      ? null
+    const activity =
+      pkg.private && !recordsPrivateActivity(ctx)
+        ? null
       : activityRow(ctx, 'changed package', pkg.id, {
           package: { ...dict, metadata_modified: now, resources: reordered },
         })

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { reqString } from '../../validation/fields'
 import { NotFound } from '../../errors'
+import { apiAtLeast } from '../../config/api-compat'
 
 export const helpShow = defineAction({
   name: 'help_show',
@@ -19,7 +20,8 @@ export const helpShow = defineAction({
   params: z.object({ name: reqString }),
   async run(ctx, { name }) {
     const action = ctx.actions.get(name)
-    if (!action) throw new NotFound('Action function not found')
+    if (!action || (action.removedIn && apiAtLeast(ctx.config, action.removedIn)))
+      throw new NotFound('Action function not found')
     return action.help || null
   },
 })
