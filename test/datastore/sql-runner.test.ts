@@ -332,10 +332,15 @@ describe('run: time limit', () => {
       'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000000) SELECT count(*) FROM c'
     const started = Date.now()
     const both = Promise.allSettled([run(medium, 1, 400), run(medium, 1, 400)])
+    // the forced collections block the loop themselves (a full GC of a busy test worker's heap
+    // took 290 ms once in CI): the longest is not held against the runner
+    let longestGc = 0
     const collect = (async () => {
       for (let i = 0; i < 4; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50))
+        const before = Date.now()
         gc()
+        longestGc = Math.max(longestGc, Date.now() - before)
       }
     })()
     const { result, worstGap, gapAt } = await loopBlockedDuring(Promise.all([both, collect]))
@@ -343,7 +348,7 @@ describe('run: time limit', () => {
       .value
     for (const r of settled) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(SqlTimeout)
     expect(Date.now() - started).toBeLessThan(2000)
-    expect(worstGap, gapAt).toBeLessThan(250)
+    expect(worstGap - longestGc, `${gapAt}, longest forced GC ${longestGc} ms`).toBeLessThan(250)
   })
 
   it('refuses queries after close', async () => {
