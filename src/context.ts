@@ -22,6 +22,8 @@ export interface ActionInfo {
   help: string
   /** The CKAN version that removed it (see Action.removedIn). */
   removedIn?: '2.10' | '2.11'
+  /** Whether the site's settings offer it (see Action.offered); absent: always. */
+  offered?(config: Config): boolean
 }
 
 /**

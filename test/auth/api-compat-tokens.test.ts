@@ -74,14 +74,16 @@ describe.each(['2.9', '2.10', '2.11'])('API keys and tokens under api_compat %s'
     if (modern) {
       expect(res.status).toBe(400)
       expect(await res.json()).toBe('Bad request - Action name not known: user_generate_apikey')
-      // anonymous callers too: the action does not exist
+      // anonymous callers too: the action does not exist, and has no help
       const anon = await post(t, 'user_generate_apikey', { id: u.name })
       expect(anon.status).toBe(400)
+      expect((await post(t, 'help_show', { name: 'user_generate_apikey' })).status).toBe(404)
     } else {
       expect(res.status).toBe(200)
       const { result } = await res.json()
       expect(result.apikey).toMatch(/^[0-9a-f-]{36}$/)
       expect(result.apikey).not.toBe(u.apikey)
+      expect((await post(t, 'help_show', { name: 'user_generate_apikey' })).status).toBe(200)
     }
   })
 

@@ -20,7 +20,8 @@ export const helpShow = defineAction({
   params: z.object({ name: reqString }),
   async run(ctx, { name }) {
     const action = ctx.actions.get(name)
-    if (!action || (action.removedIn && apiAtLeast(ctx.config, action.removedIn)))
+    // an action this site's CKAN version removed, or its settings do not offer, has no help
+    if (!action || (action.removedIn && apiAtLeast(ctx.config, action.removedIn)) || action.offered?.(ctx.config) === false)
       throw new NotFound('Action function not found')
     return action.help || null
   },
