@@ -3,58 +3,20 @@
 // repeating station blocks, added with the form's own "Add another" button (no JavaScript on the
 // page); an error shows by its field; every form and page passes axe-core (no serious or critical
 // violation) at 390 and 1280 px without horizontal overflow.
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { setup, type TestEnv } from '../helpers/setup'
+import { clean, executablePath, runWithChromium } from '../helpers/chromium'
 import { listen } from '../helpers/server'
 
-function findChromium(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH
-  for (const name of ['chromium', 'chromium-browser']) {
-    try {
-      return execFileSync('which', [name], { encoding: 'utf8' }).trim() || undefined
-    } catch {
-      /* not this one */
-    }
-  }
-  return undefined
-}
-
-const executablePath = findChromium()
-const run = executablePath || process.env.CI ? describe : describe.skip
-const AXE = readFileSync(join(process.cwd(), 'node_modules/axe-core/axe.min.js'), 'utf8')
-const WIDTHS = [390, 1280]
 const F = 'test/fixtures/scheming/'
 
 let t: TestEnv
 let server: { url: string; close: () => Promise<void> }
 let browser: Browser
 
-async function axe(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE })
-  type Found = { id: string; impact: string; target: string }
-  const result: Found[] = await page.evaluate(async () => {
-    // @ts-expect-error injected above
-    const r = await window.axe.run(document, { resultTypes: ['violations'] })
-    return r.violations.map((v: { id: string; impact: string; nodes: { target: string[] }[] }) => ({ id: v.id, impact: v.impact, target: v.nodes[0]?.target.join(' ') }))
-  })
-  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} ${v.impact} at ${v.target}`)
-}
 
-/** The page as it is, at each width: axe clean, no horizontal scrolling. */
-async function clean(page: Page, what: string) {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 })
-    expect([what, width, await axe(page)]).toEqual([what, width, []])
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
-    expect([what, width, overflow]).toEqual([what, width, 0])
-  }
-}
-
-run('schema-driven pages in Chromium', () => {
+runWithChromium('schema-driven pages in Chromium', () => {
   beforeAll(async () => {
     if (!executablePath) throw new Error("no Chromium: install Debian's `chromium` (CI does) or set CHROMIUM_PATH")
     t = await setup({

@@ -3,30 +3,12 @@
 // violation) at 390 and 1280 px without horizontal overflow, with JavaScript off (the server's
 // SVG and the box form) and on (Leaflet); with JavaScript on and no tile URL set the page asks
 // no tile server for anything, and with one set the tiles come from it.
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { setup, type TestEnv } from '../helpers/setup'
+import { clean, executablePath, runWithChromium } from '../helpers/chromium'
 import { listen } from '../helpers/server'
 
-function findChromium(): string | undefined {
-  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH
-  for (const name of ['chromium', 'chromium-browser']) {
-    try {
-      return execFileSync('which', [name], { encoding: 'utf8' }).trim() || undefined
-    } catch {
-      /* not this one */
-    }
-  }
-  return undefined
-}
-
-const executablePath = findChromium()
-const run = executablePath || process.env.CI ? describe : describe.skip
-const AXE = readFileSync(join(process.cwd(), 'node_modules/axe-core/axe.min.js'), 'utf8')
-const WIDTHS = [390, 1280]
 const POLYGON = { type: 'Polygon', coordinates: [[[-3.5, 50.2], [1.8, 50.2], [1.8, 55.8], [-3.5, 55.8], [-3.5, 50.2]]] }
 const TILES = 'https://tiles.example.test'
 
@@ -36,26 +18,6 @@ let server: { url: string; close: () => Promise<void> }
 let tiledServer: { url: string; close: () => Promise<void> }
 let browser: Browser
 
-async function axe(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE })
-  type Found = { id: string; impact: string; target: string }
-  const result: Found[] = await page.evaluate(async () => {
-    // @ts-expect-error injected above
-    const r = await window.axe.run(document, { resultTypes: ['violations'] })
-    return r.violations.map((v: { id: string; impact: string; nodes: { target: string[] }[] }) => ({ id: v.id, impact: v.impact, target: v.nodes[0]?.target.join(' ') }))
-  })
-  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} ${v.impact} at ${v.target}`)
-}
-
-/** The page as it is, at each width: axe clean, no horizontal scrolling. */
-async function clean(page: Page, what: string) {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 })
-    expect([what, width, await axe(page)]).toEqual([what, width, []])
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
-    expect([what, width, overflow]).toEqual([what, width, 0])
-  }
-}
 
 /**
  * A context whose every request is recorded (the URLs, in order). `script: 'off'` disables
@@ -70,7 +32,7 @@ async function recorded(script: 'on' | 'off' | 'blocked'): Promise<{ ctx: Browse
   return { ctx, page: await ctx.newPage(), urls }
 }
 
-run('maps in Chromium', () => {
+runWithChromium('maps in Chromium', () => {
   beforeAll(async () => {
     if (!executablePath) throw new Error("no Chromium: install Debian's `chromium` (CI does) or set CHROMIUM_PATH")
     t = await setup()
