@@ -1,0 +1,1 @@
+from harness import SearchError, SearchQueryError  # noqa: F401
