@@ -43,6 +43,6 @@ for _ in $(seq 1 120); do grep -q "Listening on" "$work/server.log" 2>/dev/null 
 cd "$work/suite"
 HARNESS_URL="http://127.0.0.1:$port" API_COMPAT=$version CKAN_VERSION="${tag#ckan-}" HARNESS_REPORT="$work/report.json" \
   PYTHONPATH="$here/shim" python3 -m pytest -p harness.plugin -p no:cacheprovider --import-mode=importlib -q \
-  -o console_output_style=classic "$@" . > "$work/pytest.log" 2>&1 || true
+  -o console_output_style=classic "${@:-.}" > "$work/pytest.log" 2>&1 || true
 python3 "$here/summary.py" "$work/report.json" "$tag"
 echo "(details: $work)"

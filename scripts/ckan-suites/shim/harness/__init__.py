@@ -299,6 +299,8 @@ def post_action(name, data, cred):
         for k, v in files.items():
             fname = getattr(v, "filename", None) or getattr(v, "name", None) or k
             stream = getattr(v, "stream", v)
+            if hasattr(stream, "seek"):
+                stream.seek(0)
             up[k] = (os.path.basename(str(fname)), stream.read())
         return session.post(BASE + "/api/3/action/" + name, data=form, files=up, headers=headers)
     headers["Content-Type"] = "application/json"
