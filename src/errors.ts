@@ -89,6 +89,15 @@ export class RequestTooLarge extends ActionError {
   }
 }
 
+/**
+ * 400 Bad Request: a POST authenticated only by the web session cookie without the pages' CSRF
+ * token (CKAN 2.10's CSRFProtect; its message is flask-wtf's, e.g. "The CSRF token is missing.").
+ */
+export class CsrfRefused extends ActionError {
+  readonly type = 'Bad Request'
+  readonly status = 400
+}
+
 /** 400 with a bare JSON string body, not the envelope (unknown action, bad body, GET on a write). */
 export class BadRequest extends Error {
   constructor(detail: string) {

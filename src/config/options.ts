@@ -70,6 +70,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.auth.allow_collaborators_to_change_owner_org', 'bool', false, 'Editor and admin collaborators may move a dataset to another organization (where they may create datasets).'),
   o('service.auth.password_min_length', 'int', 4, 'Minimum password length for users.'),
   o('service.auth.password_hash_iterations', 'int', 100000, 'PBKDF2-SHA256 iterations for new password hashes.'),
+  o('service.auth.enable_cookie_auth_in_api', 'bool', true, "CKAN 2.10's option: under service.api_compat 2.10 or 2.11, an /api/ call that no API key or token in its headers authenticates but that carries the web pages' session cookie is made as the signed-in user (a valid key or token wins), and its POSTs must then carry the pages' CSRF token (X-CSRFToken or X-CSRF-Token header, or the _csrf_token form field). False: the API reads keys and tokens only. Under 2.9 the API never reads the cookie, whatever this says."),
   o('apikey_header_name', 'string', 'X-CKAN-API-Key', 'Extra request header that carries the API key.'),
   o('apitoken_header_name', 'string', 'Authorization', 'Request header that carries the API token or key (CKAN 2.11\'s name; apikey_header_name is also read). Authorization, X-CKAN-API-Key and X-SERVICE-API-Key are read too, under every api_compat setting.'),
   o('api_token.jwt.encode.secret', 'string', null, 'Key that signs API tokens (HS256; a "string:" prefix is accepted). Unset: a random key the site keeps in its database.'),

@@ -1,11 +1,10 @@
 // GET|POST /api/3/action/:name and /api/action/:name: data dict in, CKAN envelope out.
 import type { Hono } from 'hono'
 import { actionNamed, actionOffered, callAction } from '../actions/call'
-import { apiKeyFrom } from '../auth/api-key'
-import { contextFor, requestCaller } from './request-context'
+import { apiCaller, contextFor, mayNameCaller } from './request-context'
 import type { ActionContext, Deps } from '../context'
 import type { DataDict } from '../data-dict'
-import { BadRequest } from '../errors'
+import { BadRequest, CsrfRefused } from '../errors'
 import { fail, helpUrl, ok } from './envelope'
 import { queryDataDict, readDataDict } from './params'
 import { bodyLimits } from './body-limits'
@@ -14,6 +13,7 @@ import { stageInto } from './stage-upload'
 import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch, isCacheable, TABLE_READS } from './http-cache'
 import { findTableByName } from '../datastore/registry'
 import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
+import { CSRF_FIELD, csrfProblem } from '../web/session'
 
 /**
  * The validators of a GET answer: the ETag (the help URL carries the site URL, which answers hold,
@@ -83,7 +83,7 @@ export function notModifiedNow(
 ): Record<string, string> | null | undefined {
   if (!deps.changes.caughtUpThisTurn?.()) return undefined
   const kept = memo.get(url, deps.changes.lastSeq)
-  if (!kept || apiKeyFrom(headers, deps.config) !== null) return undefined
+  if (!kept || mayNameCaller(headers, deps.config)) return undefined
   return ifNoneMatch(headers.get('if-none-match'), kept.etag!, false) ? kept : null
 }
 
@@ -96,7 +96,7 @@ export async function notModifiedBeforeApp(
   const tags = headers.get('if-none-match')
   if (!tags) return null
   try {
-    if (memo && apiKeyFrom(headers, deps.config) === null) {
+    if (memo && !mayNameCaller(headers, deps.config)) {
       await deps.changes.catchUp({ shareTurn: true })
       const kept = memo.get(url, deps.changes.lastSeq)
       if (kept) return ifNoneMatch(tags, kept.etag!, false) ? kept : null
@@ -109,7 +109,7 @@ export async function notModifiedBeforeApp(
     const data = queryDataDict(parsed, bodyLimits(deps.config))
     const callback = 'callback' in data ? String(data.callback) : undefined
     delete data.callback
-    const user = await requestCaller(deps, callback !== undefined ? null : headers)
+    const { user } = await apiCaller(deps, callback !== undefined ? null : headers)
     const seq = deps.changes.lastSeq
     const validators = await answerValidators(deps, name, helpUrl(deps.config.str('service.site_url'), name), data, user, callback)
     // what a log position alone decides: not a table's version, not the clock (NOW)
@@ -118,6 +118,20 @@ export async function notModifiedBeforeApp(
   } catch {
     return null // a bad key, too many parameters, ...: the app answers with the right error
   }
+}
+
+/**
+ * CKAN 2.10 (flask-wtf's CSRFProtect): a post whose caller only the session cookie names carries
+ * the pages' CSRF token in X-CSRFToken or X-CSRF-Token, or (a form post) the _csrf_token field,
+ * which is not passed on to the action. Checked before the action runs: a refusal writes nothing.
+ */
+function checkCsrf(req: Request, data: DataDict, siteUrl: string) {
+  const form = /^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(req.headers.get('content-type') ?? '')
+  const field = form ? data[CSRF_FIELD] : undefined
+  if (form) delete data[CSRF_FIELD]
+  const token = req.headers.get('x-csrftoken') ?? req.headers.get('x-csrf-token') ?? field
+  const problem = csrfProblem(req, token, siteUrl)
+  if (problem) throw new CsrfRefused(problem)
 }
 
 export function mountActionRoutes(app: Hono, source: DepsResolver) {
@@ -142,7 +156,8 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       const hasCallback = 'callback' in data
       const callback = hasCallback ? String(data.callback) : undefined
       delete data.callback
-      const user = await requestCaller(deps, hasCallback ? null : req.headers)
+      const { user, byCookie } = await apiCaller(deps, hasCallback ? null : req.headers)
+      if (byCookie && req.method === 'POST') checkCsrf(req, data, deps.config.str('service.site_url'))
       // GET of a read action the change log covers: validators, and 304 without running it (or
       // building its context)
       let validators: Awaited<ReturnType<typeof answerValidators>> | undefined

@@ -9,7 +9,7 @@ import { asciiJson } from '../lib/json'
 import { BadRequest } from '../errors'
 import { parseBbox } from '../lib/geo/box'
 import { fail, helpUrl } from './envelope'
-import { requestContext } from './request-context'
+import { apiRequestContext } from './request-context'
 
 const NEED_BBOX = 'Please provide a suitable bbox parameter [minx,miny,maxx,maxy]'
 
@@ -26,7 +26,7 @@ export function mountGeoRoute(app: Hono, source: DepsResolver) {
       const crs = args.get('crs')
       // the boxes are searched as given: only WGS 84 longitudes and latitudes
       if (crs !== null && srid(crs) !== '4326') throw new BadRequest(`Only EPSG:4326 is supported, not ${crs}`)
-      const ctx = await requestContext(await source.of(req), req.headers)
+      const ctx = await apiRequestContext(await source.of(req), req.headers)
       const ids: string[] = []
       let cursor = '*'
       for (;;) {

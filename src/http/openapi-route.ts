@@ -8,7 +8,7 @@ import { openApiDocument } from '../openapi/document'
 import { mcpResponse } from '../mcp/server'
 import { tableDocument, type TableField } from '../openapi/datastore'
 import { callAction } from '../actions/call'
-import { requestContext } from './request-context'
+import { apiRequestContext } from './request-context'
 import { fail, helpUrl } from './envelope'
 import type { DepsResolver } from './deps-source'
 
@@ -35,7 +35,7 @@ export function mountOpenApiRoutes(app: Hono, source: DepsResolver) {
     const help = helpUrl(source.config(c.req.raw).str('service.site_url'), 'datastore_search')
     try {
       const deps = await source.of(c.req.raw)
-      const ctx = await requestContext(deps, c.req.raw.headers)
+      const ctx = await apiRequestContext(deps, c.req.raw.headers)
       const id = c.req.param('id')
       const found = await callAction<{ fields: TableField[] }>(ctx, 'datastore_search', { resource_id: id, limit: 0, include_total: false })
       const resource = await callAction<{ name?: string }>(ctx, 'resource_show', { id }).catch(() => ({}) as { name?: string })

@@ -18,7 +18,7 @@ import type { DataDict } from '../actions/action'
 import type { DepsResolver } from './deps-source'
 import { asciiJson } from '../lib/json'
 import { escapeHtml, fail, helpUrl } from './envelope'
-import { requestContext } from './request-context'
+import { apiRequestContext } from './request-context'
 
 interface UtilRoute {
   path: string
@@ -106,7 +106,7 @@ export function mountUtilRoutes(app: Hono, source: DepsResolver) {
       let result: unknown[] = []
       if (q) {
         // As on the action route, a JSONP request runs anonymously.
-        const ctx = await requestContext(await source.of(req), callback === null ? req.headers : null)
+        const ctx = await apiRequestContext(await source.of(req), callback === null ? req.headers : null)
         result = await callAction<unknown[]>(ctx, route.action, route.data(q, args))
       }
       return finishOk(route.wrap(result), callback)

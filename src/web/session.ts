@@ -13,8 +13,12 @@ export const CSRF_COOKIE = 'ckan_csrf'
 export const CSRF_FIELD = '_csrf_token'
 
 /** The request's cookies (Hono's parser). */
-export const readCookies = (req: Request): Map<string, string> =>
+export const readCookies = (req: { headers: Pick<Headers, 'get'> }): Map<string, string> =>
   new Map(Object.entries(parseCookies(req.headers.get('cookie') ?? '')))
+
+/** Whether the request carries a session cookie at all (signed or not: it is not checked here). */
+export const hasSessionCookie = (headers: Pick<Headers, 'get'>): boolean =>
+  !!readCookies({ headers }).get(SESSION_COOKIE)
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
 /** Secure wherever a browser keeps Secure cookies: https, and loopback over http (development). */
@@ -43,7 +47,7 @@ export async function sessionCookie(deps: Deps, url: URL, user: Pick<UserRow, 'i
 export const clearSessionCookie = (url: URL) => cookie(url, SESSION_COOKIE, '', 0)
 
 /** The active user the request's session cookie names, or null (none, forged, expired, deleted). */
-export async function sessionUser(deps: Deps, req: Request): Promise<UserRow | null> {
+export async function sessionUser(deps: Deps, req: { headers: Pick<Headers, 'get'> }): Promise<UserRow | null> {
   const token = readCookies(req).get(SESSION_COOKIE)
   if (!token) return null
   let sub: unknown
@@ -62,21 +66,26 @@ export async function sessionUser(deps: Deps, req: Request): Promise<UserRow | n
 export const newCsrfToken = () => toHex(crypto.getRandomValues(new Uint8Array(32)))
 
 /**
- * Whether a form post carries the CSRF cookie's token (compared in constant time) and, when the
- * browser says where the form came from (Origin), comes from this site.
+ * Why a post's CSRF token is refused, in flask-wtf's words (CKAN 2.10's CSRFProtect), or null
+ * when it carries the CSRF cookie's token (compared in constant time) and, when the browser says
+ * where the post came from (Origin), comes from this site.
  */
-export function csrfOk(req: Request, field: unknown, siteUrl: string): boolean {
+export function csrfProblem(req: Request, token: unknown, siteUrl: string): string | null {
+  if (typeof token !== 'string' || !token) return 'The CSRF token is missing.'
   const expected = readCookies(req).get(CSRF_COOKIE)
-  if (!expected || typeof field !== 'string' || field.length !== expected.length) return false
-  let diff = 0
-  for (let i = 0; i < field.length; i++) diff |= field.charCodeAt(i) ^ expected.charCodeAt(i)
-  if (diff !== 0) return false
+  if (!expected) return 'The CSRF session token is missing.'
+  let diff = token.length ^ expected.length
+  for (let i = 0; i < expected.length; i++) diff |= (token.charCodeAt(i) || 0) ^ expected.charCodeAt(i)
+  if (diff !== 0) return 'The CSRF tokens do not match.'
   const origin = req.headers.get('origin')
-  if (!origin) return true
+  if (!origin) return null
   // behind a proxy the request's own URL may be http://internal while the site is https://public
   const site = /^https?:\/\//.test(siteUrl) ? new URL(siteUrl).origin : ''
-  return origin === new URL(req.url).origin || origin === site
+  return origin === new URL(req.url).origin || origin === site ? null : 'The referrer does not match the host.'
 }
+
+/** Whether a form post carries this site's CSRF token (csrfProblem finds nothing wrong). */
+export const csrfOk = (req: Request, field: unknown, siteUrl: string): boolean => csrfProblem(req, field, siteUrl) === null
 
 /** The client address as the proxy in front says it, else "local". */
 export function clientAddress(req: Request): string {
