@@ -15,3 +15,9 @@ export function apiCompat(config: Config): ApiVersion {
 export function apiAtLeast(config: Config, version: Exclude<ApiVersion, '2.9'>): boolean {
   return ORDER.indexOf(apiCompat(config)) >= ORDER.indexOf(version)
 }
+
+/** The shortest password accepted: the option if set, else CKAN 2.9's 4 or 2.10's 8. */
+export function passwordMinLength(config: Config): number {
+  const set = config.raw('service.auth.password_min_length')
+  return set === null ? (apiAtLeast(config, '2.10') ? 8 : 4) : Number(set)
+}

@@ -41,6 +41,7 @@ export const OPTIONS: OptionDef[] = [
     ...o('service.api_compat', 'string', '2.9', 'The CKAN version whose Action API the catalogue speaks where versions differ: 2.9, 2.10 or 2.11 (docs/ckan-versions.md lists each difference). Additions of later versions are offered under every setting.'),
     choices: ['2.9', '2.10', '2.11'],
   },
+  o('service.hide_version', 'bool', false, 'CKAN 2.10: status_show leaves out ckan_version except for sysadmins.'),
   o('service.plugins', 'list', ['datastore'], 'Enabled plugins, reported by status_show as extensions.'),
   o('email_to', 'string', null, 'Address that receives error e-mails (status_show error_emails_to).'),
   // Metadata schemas (ckanext-scheming's options, spelled as it spells them)
@@ -68,7 +69,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.auth.allow_dataset_collaborators', 'bool', false, 'Users may be given a capacity (member, editor) on single datasets (package_collaborator_*).'),
   o('service.auth.allow_admin_collaborators', 'bool', false, 'Dataset collaborators may also be admins, who manage the other collaborators.'),
   o('service.auth.allow_collaborators_to_change_owner_org', 'bool', false, 'Editor and admin collaborators may move a dataset to another organization (where they may create datasets).'),
-  o('service.auth.password_min_length', 'int', 4, 'Minimum password length for users.'),
+  o('service.auth.password_min_length', 'int', null, 'Minimum password length for users. Unset: 4 (CKAN 2.9) under api_compat 2.9, 8 (CKAN 2.10) from 2.10.'),
   o('service.auth.password_hash_iterations', 'int', 100000, 'PBKDF2-SHA256 iterations for new password hashes.'),
   o('service.auth.enable_cookie_auth_in_api', 'bool', true, "CKAN 2.10's option: under service.api_compat 2.10 or 2.11, an /api/ call that no API key or token in its headers authenticates but that carries the web pages' session cookie is made as the signed-in user (a valid key or token wins), and its POSTs must then carry the pages' CSRF token (X-CSRFToken or X-CSRF-Token header, or the _csrf_token form field). False: the API reads keys and tokens only. Under 2.9 the API never reads the cookie, whatever this says."),
   o('apikey_header_name', 'string', 'X-CKAN-API-Key', 'Extra request header that carries the API key.'),

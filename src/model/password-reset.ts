@@ -2,6 +2,7 @@
 // holds it. An invited user (user_invite) gets the same kind of key; setting the password through
 // it activates the pending account.
 import { eq } from 'drizzle-orm'
+import { passwordMinLength } from '../config/api-compat'
 import type { ActionContext, UserRow } from '../context'
 import { changeLog, users } from '../db/schema'
 import { ValidationError } from '../errors'
@@ -45,7 +46,7 @@ export async function userForResetKey(ctx: ActionContext, userId: string, key: u
  * account becomes active. Validation Error for a password too short or two that differ.
  */
 export async function performReset(ctx: ActionContext, user: UserRow, password: string, again: string): Promise<void> {
-  const minLength = ctx.config.int('service.auth.password_min_length')
+  const minLength = passwordMinLength(ctx.config)
   if (password.length < minLength) throw ValidationError.field('password', `Your password must be ${minLength} characters or longer`)
   if (password !== again) throw ValidationError.field('password', 'The passwords you entered do not match')
   const hash = await hashPassword(password, ctx.config.int('service.auth.password_hash_iterations'))

@@ -62,14 +62,16 @@ export async function findTag(
   idOrName: string,
   vocabIdOrName?: string | null,
 ): Promise<TagRow | undefined> {
-  const [byId] = await ctx.db.select().from(tags).where(eq(tags.id, idOrName)).limit(1)
-  if (byId) return byId
+  // ckan: with a vocabulary named, the tag must be in it (an unknown vocabulary finds nothing)
   let vocabId = ''
   if (vocabIdOrName) {
     const vocab = await findVocabulary(ctx, vocabIdOrName)
     if (!vocab) return undefined
     vocabId = vocab.id
   }
+  const byIdWhere = vocabIdOrName ? and(eq(tags.id, idOrName), eq(tags.vocabulary_id, vocabId)) : eq(tags.id, idOrName)
+  const [byId] = await ctx.db.select().from(tags).where(byIdWhere).limit(1)
+  if (byId) return byId
   const [byName] = await ctx.db
     .select()
     .from(tags)

@@ -1,5 +1,6 @@
 // User reads, user dicts and the shared validation of user_create / user_update input.
 import { and, eq, inArray, ne, or, sql } from 'drizzle-orm'
+import { apiAtLeast, passwordMinLength } from '../config/api-compat'
 import { pyStr } from '../lib/py-repr'
 import { packages, users } from '../db/schema'
 import type { ActionContext, Deps, UserRow } from '../context'
@@ -226,10 +227,14 @@ export async function checkUserInput(
   else if (typeof email !== 'string' || !isEmail(email))
     add('email', `Email ${str(email)} is not a valid format`)
   else {
+    // ckan: 2.9 any account with the address; 2.10 active accounts; 2.11 active, in any case
+    const sameAddress = apiAtLeast(ctx.config, '2.11')
+      ? sql`lower(${users.email}) = lower(${email})`
+      : eq(users.email, email)
     const holders = await ctx.db
       .select({ id: users.id, name: users.name })
       .from(users)
-      .where(eq(users.email, email))
+      .where(apiAtLeast(ctx.config, '2.10') ? and(sameAddress, eq(users.state, 'active')) : sameAddress)
     // ckan: the address may stay with the account being saved
     const mine = (h: { id: string; name: string }) =>
       h.id === existing?.id || h.name === input.name || h.name === input.id || h.id === input.id
@@ -239,7 +244,7 @@ export async function checkUserInput(
   }
 
   const password = input.password
-  const minLength = ctx.config.int('service.auth.password_min_length')
+  const minLength = passwordMinLength(ctx.config)
   // ckan: user_password_validator lets only an absent key through, so null is not a string either
   if (password !== undefined && typeof password !== 'string')
     add('password', 'Passwords must be strings')

@@ -143,6 +143,22 @@ export const stringList = field((v) => {
 })
 
 /**
+ * A list of names given as a list or as one comma-separated string (CKAN 2.10's `aslist(v, ",")`;
+ * names cannot hold a comma, so splitting changes no answer a 2.9 client could get).
+ */
+export const nameList = field((v) => {
+  if (v === undefined || v === null) return undefined
+  if (typeof v === 'string')
+    return v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+  if (!Array.isArray(v)) return fail('Not a list')
+  for (const item of v) if (typeof item !== 'string') return fail(`Not a string: ${String(item)}`)
+  return v as string[]
+})
+
+/**
  * The longest text filter (a `q`, `query` or term that reaches LIKE, instr, GLOB or FTS). SQLite
  * refuses patterns past 50,000 bytes; no real filter comes near this.
  */

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm'
 import { defineAction } from '../action'
-import { ckanBool, filterText, naturalNumber, optString, stringList } from '../../validation/fields'
+import { ckanBool, filterText, naturalNumber, optString, nameList } from '../../validation/fields'
 import { ValidationError } from '../../errors'
 import { groups, members, packages } from '../../db/schema'
 import type { ActionContext } from '../../context'
@@ -98,8 +98,8 @@ export function listAction({ name, isOrg }: { name: string; isOrg: boolean }) {
       order_by: optString,
       limit: naturalNumber(),
       offset: naturalNumber(),
-      groups: stringList,
-      organizations: stringList,
+      groups: nameList,
+      organizations: nameList,
       q: filterText,
       type: optString,
       all_fields: ckanBool(false),

@@ -43,7 +43,10 @@ export function showOptions(ctx: ActionContext, input: Record<string, unknown>, 
   const flag = (f: (typeof FLAGS)[number], def: boolean) =>
     strictBool(input[`include_${f}`], def) ?? def
   return {
-    datasets: flag('datasets', false) ? SHOW_DATASETS_MAX : 0,
+    // ckan: include_datasets lists at most service.search.rows_max datasets
+    datasets: flag('datasets', false)
+      ? Math.min(SHOW_DATASETS_MAX, Math.max(0, ctx.config.int('service.search.rows_max')))
+      : 0,
     count: flag('dataset_count', d.count),
     extras: flag('extras', d.extras),
     users: flag('users', d.users),

@@ -49,7 +49,9 @@ count in the organizations below. Sysadmins get every active organization, as ad
         p.include_dataset_count,
       )
     }
-    const perm = (p.permission || 'manage_group') as Permission
+    // ckan: only a missing permission means manage_group; any other value (null, "") is looked up
+    // as given, and one no role holds finds nothing
+    const perm = (p.permission === undefined ? 'manage_group' : String(p.permission)) as Permission
     // ckan: admins hold every permission, even ones the other roles do not know
     const caps = [...(await userCapacities(ctx, user.id))].filter(
       ([, c]) => c === 'admin' || roleHas(c, perm),

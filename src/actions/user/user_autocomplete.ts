@@ -15,7 +15,7 @@ export const userAutocomplete = defineAction({
 
 Deleted users are left out.
 
-:param q: the text typed so far
+:param q: the text typed so far (matched in names and full names; for sysadmins also in e-mail addresses)
 :type q: string
 :param limit: the most users to return (optional, default: 20)
 :type limit: int
@@ -31,7 +31,12 @@ Deleted users are left out.
   async run(ctx, p) {
     const where: SQL[] = [
       ne(users.state, 'deleted'),
-      or(containsCi(users.name, p.q), containsCi(users.fullname, p.q))!,
+      // ckan: sysadmins also match e-mail addresses
+      or(
+        containsCi(users.name, p.q),
+        containsCi(users.fullname, p.q),
+        ...(ctx.user?.sysadmin ? [containsCi(users.email, p.q)] : []),
+      )!,
     ]
     // ckan: the flag is tested for Python truthiness, so the string "false" also counts
     if (pyTruthy(p.ignore_self) && ctx.user) where.push(ne(users.name, ctx.user.name))

@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { and, asc, eq, ne, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { defineAction } from '../action'
+import { apiAtLeast } from '../../config/api-compat'
 import { packages, users } from '../../db/schema'
 import { ValidationError } from '../../errors'
 import { requireCanListUsers } from '../../auth/user'
@@ -36,7 +37,7 @@ Deleted users are left out, and so is the site user unless asked for.
 :type q: string
 :param email: only the user with this e-mail address (optional, sysadmins only)
 :type email: string
-:param order_by: name (default), display_name, id, fullname, created, about, email, state,
+:param order_by: name (default; display_name from api_compat 2.10), display_name, id, fullname, created, about, email, state,
     sysadmin or number_created_packages (optional)
 :type order_by: string
 :param all_fields: return user dicts instead of names (optional, default: True)
@@ -59,7 +60,8 @@ Deleted users are left out, and so is the site user unless asked for.
     offset: naturalNumber(0),
   }),
   async run(ctx, p) {
-    const orderBy = p.order_by || 'name' // seed: name, where CKAN 2.9 uses display_name
+    // seed: name, where CKAN (2.9 too) uses display_name; followed from api_compat 2.10
+    const orderBy = p.order_by || (apiAtLeast(ctx.config, '2.10') ? 'display_name' : 'name')
     if (orderBy === 'edits') throw ValidationError.message('order_by=edits is no longer supported')
     const orderExpr = ORDER[orderBy]
     if (!orderExpr) {

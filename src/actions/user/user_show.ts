@@ -10,6 +10,7 @@ import { packageDicts } from '../../model/package'
 import { requireCanSeeUsers } from '../../auth/user'
 import { isSelfOrSysadmin, loadUser, userToDict } from '../../model/user'
 import { ckanBool } from '../../validation/fields'
+import { apiAtLeast } from '../../config/api-compat'
 
 const DATASETS_MAX = 50
 
@@ -32,6 +33,10 @@ async function createdDatasets(ctx: ActionContext, user: UserRow, privileged: bo
   return ids.map((id) => dicts.get(id)).filter((d) => d !== undefined)
 }
 
+/** CKAN 2.10: without an id, user_show shows the caller. */
+const shownId = (ctx: ActionContext, id: unknown) =>
+  id === undefined && ctx.user && apiAtLeast(ctx.config, '2.10') ? ctx.user.id : id
+
 export const userShow = defineAction({
   name: 'user_show',
   readOnly: true,
@@ -39,7 +44,7 @@ export const userShow = defineAction({
 
 The e-mail address and API key are included only for the user themself and sysadmins.
 
-:param id: the id or name of the user
+:param id: the id or name of the user (under api_compat 2.10 and later optional: the caller)
 :type id: string
 :param include_datasets: add up to 50 datasets created by the user (private and draft ones
     only for the user themself and sysadmins) (optional, default: False)
@@ -52,7 +57,7 @@ The e-mail address and API key are included only for the user themself and sysad
 :type include_plugin_extras: bool
 :rtype: dictionary`,
   auth: async (ctx, input) => {
-    await loadUser(ctx, input.id, { missingIsNotFound: true })
+    await loadUser(ctx, shownId(ctx, input.id), { missingIsNotFound: true })
     requireCanSeeUsers(ctx)
   },
   params: z.object({
@@ -63,8 +68,8 @@ The e-mail address and API key are included only for the user themself and sysad
     include_plugin_extras: ckanBool(false),
   }),
   async run(ctx, params) {
-    // ckan: no id at all is "Not found" too
-    const user = await loadUser(ctx, params.id, { missingIsNotFound: true })
+    // ckan: no id at all is "Not found" too (under 2.10 and later: the caller, if signed in)
+    const user = await loadUser(ctx, shownId(ctx, params.id), { missingIsNotFound: true })
     const privileged = isSelfOrSysadmin(ctx, user)
     const sysadmin = !!ctx.user?.sysadmin
     const dict = await userToDict(ctx, user, {
