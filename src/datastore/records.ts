@@ -92,9 +92,25 @@ function storedRow(t: DsTable, rec: Row, row: number, style: ValueErrorStyle): S
   return out
 }
 
+const triggerCache = new WeakMap<DsTable, ((v: unknown) => unknown)[]>()
+
+/**
+ * Decoders of the values trigger functions see: as search shows them, but timestamps whole (search
+ * cuts their fraction, and a trigger writes NEW back: a cut there would lose it from the row).
+ */
+function triggerDecoders(t: DsTable) {
+  let d = triggerCache.get(t)
+  if (!d) {
+    const out = decoders(t)
+    d = t.types.map((ty, i) => (ty.kind === 'timestamp' && !ty.array ? (v: unknown) => v : out[i]!))
+    triggerCache.set(t, d)
+  }
+  return d
+}
+
 /** Output values of a stored row, as trigger functions see them. */
 function outputRow(t: DsTable, stored: Stored[]): Row {
-  const dec = decoders(t)
+  const dec = triggerDecoders(t)
   const row: Row = {}
   t.columns.forEach((c, i) => (row[c.id] = stored[i] === null ? null : dec[i]!(stored[i])))
   return row
