@@ -13,7 +13,7 @@ import {
 } from './ddl'
 import { findFunction, noSuchFunction, tableTransform } from './functions'
 import { isValidAliasName, isValidFieldName, MAX_FIELD_LENGTH } from './ident'
-import { insertRecords, type Row } from './records'
+import { insertRecords, returnedRecords, withReturning, type Row } from './records'
 import {
   aliasesOf,
   findTable,
@@ -44,6 +44,8 @@ export interface CreateInput {
   triggers?: TriggerRef[]
   /** CKAN 2.11: drop the existing columns that neither `fields` nor the first record names. */
   delete_fields?: boolean
+  /** CKAN 2.12: answer the inserted rows as written (`_id` and every column, after triggers). */
+  include_records?: boolean
 }
 
 const fieldsError = (msg: string) => ValidationError.field('fields', msg)
@@ -126,8 +128,15 @@ function checkColumnsExist(names: string[], columns: DsColumn[]) {
       throw ValidationError.field('index', `The field "${n}" is not a valid column name.`)
 }
 
-/** Creates or alters table `input.id` and appends its records. Returns the supplied fields with types. */
-export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: () => string) {
+/**
+ * Creates or alters table `input.id` and appends its records. Returns the supplied fields with
+ * types, and with `include_records` the inserted rows (none without records, as CKAN).
+ */
+export async function createOrAlter(
+  db: DatastoreDb,
+  input: CreateInput,
+  now: () => string,
+): Promise<{ fields: FieldIn[]; records?: Row[] }> {
   for (const a of input.aliases ?? [])
     if (!isValidAliasName(a)) throw ValidationError.field('alias', `"${a}" is not a valid alias name`)
   return writeGuarded(db, async () => {
@@ -168,7 +177,9 @@ export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: ()
         : createTableStatements(input.id, added)),
     )
     const transform = await tableTransform(db, table, now)
-    if (input.records?.length) stmts.push(...insertRecords(table, input.records, 'insert', transform))
+    const inserts = input.records?.length ? insertRecords(table, input.records, 'insert', transform) : []
+    const returning = input.include_records && input.records?.length
+    stmts.push(...(returning ? inserts.map((s) => withReturning(table, s)) : inserts))
     const keyChanged = input.primary_key !== undefined
     if (keyChanged) stmts.push(...uniqueKeyStatements(input.id, primary_key))
     if (input.indexes !== undefined || indexesLost)
@@ -176,13 +187,15 @@ export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: ()
     if (input.aliases !== undefined)
       stmts.push(...aliasStatements(input.id, existing ? await aliasesOf(db, input.id) : [], input.aliases))
     stmts.push(saveTableStmt(input.id, meta, now(), existing))
+    const all = [writeGuard(input.id, existing?.version ?? 0), ...stmts]
     try {
-      await db.write([writeGuard(input.id, existing?.version ?? 0), ...stmts])
+      if (returning) return { fields: echoed, records: returnedRecords(table, await db.writeReturning(all)) }
+      await db.write(all)
     } catch (e) {
       const creatingKey = keyChanged && !sameKey(existing?.primary_key, primary_key)
       throw writeError(e, input.id, creatingKey, keyLost ? [] : oldKey)
     }
-    return echoed
+    return { fields: echoed }
   })
 }
 

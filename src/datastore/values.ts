@@ -221,6 +221,19 @@ export function makeSqlDecoder(t: ColumnType): Decoder {
   return (v) => (typeof v === 'string' ? deepMap(JSON.parse(v), el) : identity(v))
 }
 
+/**
+ * Stored SQLite value → a value of the rows CKAN 2.12's include_records and
+ * include_deleted_records return: the database's own values as CKAN's JSON encoder writes them,
+ * so as datastore_search shows them but for times, which keep their fraction in six digits
+ * (Python's isoformat()).
+ */
+export function makeReturnedDecoder(t: ColumnType): Decoder {
+  const kind = t.kind
+  if (kind !== 'timestamp' && kind !== 'timestamptz' && kind !== 'time') return makeDecoder(t)
+  if (!t.array) return sixDigits
+  return (v) => (typeof v === 'string' ? deepMap(JSON.parse(v), sixDigits) : identity(v))
+}
+
 const decoders = new WeakMap<ColumnType, Decoder>()
 const sqlDecoders = new WeakMap<ColumnType, Decoder>()
 

@@ -12,7 +12,7 @@ import {
   requireWritable,
   setDatastoreActive,
 } from '../../datastore/access'
-import { dsList, resourceIdOf, toList } from '../../datastore/params'
+import { dsList, includeParam, recordCountParam, resourceIdOf, toList } from '../../datastore/params'
 import { checkRecordList } from '../../datastore/records'
 import { isValidTableName } from '../../datastore/ident'
 import { ckanBool, field, fail, MISSING } from '../../validation/fields'
@@ -50,8 +50,9 @@ const params = z.looseObject({
   indexes: indexList,
   aliases: dsList,
   triggers: z.array(trigger).optional(),
-  calculate_record_count: ckanBool(false),
+  calculate_record_count: recordCountParam,
   delete_fields: ckanBool(false),
+  include_records: includeParam,
 })
 
 export const datastoreCreate = defineAction({
@@ -89,7 +90,14 @@ datastore_active flag is set.
   existing columns in any order (CKAN 2.11; optional, default: False, when fields must list
   the existing columns first and in order, and columns left out are kept)
 :type delete_fields: bool
-:returns: the request without the records, with resource_id and method "insert"
+:param include_records: (CKAN 2.12) answer the inserted rows as written under records, with
+  _id and every column after the table's triggers (optional, default: False)
+:type include_records: bool
+:param calculate_record_count: accepted for compatibility (true, false or "background"); totals
+  are always exact here (optional, default: False)
+:type calculate_record_count: bool or string
+:returns: the request without the records, with resource_id and method "insert" (and records
+  with include_records)
 :rtype: dictionary`,
   auth: authorizeTableCreate,
   params,
@@ -135,7 +143,7 @@ datastore_active flag is set.
     }
     if (!isValidTableName(id)) throw ValidationError.field('resource_id', `"${id}" is not a valid table name`)
 
-    const fields = await createOrAlter(
+    const { fields, records: written } = await createOrAlter(
       db,
       {
         id,
@@ -146,11 +154,15 @@ datastore_active flag is set.
         aliases: p.aliases,
         triggers: p.triggers as never,
         delete_fields: p.delete_fields,
+        include_records: p.include_records,
       },
       ctx.now,
     )
     await setDatastoreActive(ctx, id, true)
     if (p.fields) out.fields = fields
+    // ckan 2.12: include_records is not echoed; the rows come back only where records were given
+    delete out.include_records
+    if (written) out.records = written
     out.resource_id = id
     out.method = 'insert'
     return out
