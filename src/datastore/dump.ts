@@ -116,7 +116,9 @@ export async function openDump(
   }
   const fields = outFields(plan.columns)
   const writer = dumpWriter(p.format, fields)
-  const decode = columnDecoders(table, plan.columns)
+  const decode = columnDecoders(table, plan.columns, {
+    msInTimestamp: ctx.config.bool('service.datastore.ms_in_timestamp'),
+  })
   const sql = `${plan.allSql} LIMIT ? OFFSET ?`
   const args = [...plan.countArgs, p.limit ?? -1, p.offset ?? 0]
   const rows = db.stream(sql, args, CHUNK_ROWS)[Symbol.asyncIterator]()

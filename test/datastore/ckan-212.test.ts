@@ -1,6 +1,7 @@
 // CKAN 2.12's DataStore additions over the action API: include_records (datastore_create,
 // datastore_upsert), include_deleted_records (datastore_delete, datastore_records_delete),
-// and calculate_record_count "background", under api_compat 2.9 and 2.11 and through the portable DataStore adapter (Workers' path).
+// calculate_record_count "background" and millisecond timestamps (service.datastore.ms_in_timestamp),
+// under api_compat 2.9 and 2.11 and through the portable DataStore adapter (Workers' path).
 import { beforeAll, describe, expect, it } from 'vitest'
 import { setup, type Caller, type TestEnv } from '../helpers/setup'
 
@@ -334,5 +335,68 @@ describe.each([
       expect(other.calculate_record_count).toBe(false)
       expect((await t.ok('datastore_search', { resource_id: id }, admin)).total).toBe(1)
     })
+  })
+
+  describe('timestamps', () => {
+    it('datastore_search cuts the fraction by default (CKAN 2.9 to 2.11)', async () => {
+      const id = await table()
+      await t.ok('datastore_upsert', { resource_id: id, records: [{ id: '2', at: '2005-03-01 10:11:12.123456' }] }, admin)
+      expect((await rows(id)).map((r) => r.at)).toEqual(['2005-03-01T00:00:00', '2005-03-01T10:11:12'])
+    })
+  })
+})
+
+describe('service.datastore.ms_in_timestamp', () => {
+  let t: TestEnv
+  let admin: Caller
+  let id: string
+
+  beforeAll(async () => {
+    t = await setup({ 'ckan.datastore.ms_in_timestamp': 'true' })
+    admin = await t.make.sysadmin()
+    const ds = await t.make.dataset(admin)
+    const made = await t.ok(
+      'datastore_create',
+      {
+        resource: { package_id: ds.id },
+        fields: [
+          { id: 'at', type: 'timestamp' },
+          { id: 'd', type: 'date' },
+          { id: 'tz', type: 'timestamptz' },
+        ],
+        records: [
+          { at: '2005-03-01', d: '2005-03-01', tz: '2005-03-01 10:00:00.5+00' },
+          { at: '2005-03-01 10:11:12.123956' },
+          { at: '2005-03-01T10:11:12.5' },
+          { at: 'infinity' },
+          { at: null },
+        ],
+      },
+      admin,
+    )
+    id = made.resource_id
+  })
+
+  it('datastore_search shows milliseconds, cut rather than rounded, in every records format', async () => {
+    const res = await t.ok('datastore_search', { resource_id: id }, admin)
+    expect(res.records.map((r: { at: string }) => r.at)).toEqual([
+      '2005-03-01T00:00:00.000',
+      '2005-03-01T10:11:12.123',
+      '2005-03-01T10:11:12.500',
+      'infinity',
+      null,
+    ])
+    // dates and timestamptz are not touched
+    expect(res.records[0].d).toBe('2005-03-01')
+    const lists = await t.ok('datastore_search', { resource_id: id, records_format: 'lists', fields: 'at' }, admin)
+    expect(lists.records[1]).toEqual(['2005-03-01T10:11:12.123'])
+    const csv = await t.ok('datastore_search', { resource_id: id, records_format: 'csv', fields: 'at', limit: 1 }, admin)
+    expect(csv.records).toBe('2005-03-01T00:00:00.000\n')
+  })
+
+  it('dumps show them too', async () => {
+    const r = await t.get(`/datastore/dump/${id}?format=csv`, admin)
+    expect(r.status).toBe(200)
+    expect(r.text.split('\r\n')[1] ?? r.text.split('\n')[1]).toContain('2005-03-01T00:00:00.000')
   })
 })
