@@ -46,6 +46,11 @@ export interface CreateInput {
   delete_fields?: boolean
   /** CKAN 2.12: answer the inserted rows as written (`_id` and every column, after triggers). */
   include_records?: boolean
+  /**
+   * CKAN 2.11 (api_compat 2.11): without delete_fields, `fields` may name the existing columns in
+   * any order and leave some out (they are kept), where 2.9 wants them first and in order.
+   */
+  fields_in_any_order?: boolean
 }
 
 const fieldsError = (msg: string) => ValidationError.field('fields', msg)
@@ -76,6 +81,7 @@ const infoOf = (info: unknown) =>
  * with the existing columns position by position (a shorter list leaves the rest alone); with
  * it, they may come in any order and the existing columns they leave out are dropped. Returns
  * the new column list, the added and dropped columns and the supplied fields with their types.
+ * With `fields_in_any_order` (CKAN 2.11) they may come in any order, and all columns are kept.
  */
 function planColumns(existing: DsTable | undefined, input: CreateInput) {
   const supplied = input.fields ?? []
@@ -88,6 +94,8 @@ function planColumns(existing: DsTable | undefined, input: CreateInput) {
   if (existing && input.fields && input.delete_fields) {
     // ckan 2.11: a column named by the first record is kept too
     kept = old.filter((c) => byId.has(c.id) || (sample !== undefined && c.id in sample))
+    isNew = (f) => !oldIds.has(f.id)
+  } else if (existing && input.fields && input.fields_in_any_order) {
     isNew = (f) => !oldIds.has(f.id)
   } else if (existing && input.fields) {
     supplied.slice(0, old.length).forEach((f, i) => {

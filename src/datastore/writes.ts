@@ -123,17 +123,25 @@ async function rowsToDelete(db: DatastoreDb, t: DsTable, where: string, args: un
 /**
  * Deletes the rows matching `filters` (datastore_search semantics). `returnMax` (CKAN 2.12's
  * include_deleted_records): answers the deleted rows, at most that many, read in the same guarded
- * sequence, so they are exactly the rows deleted.
+ * sequence, so they are exactly the rows deleted. `textFiltersAsText`: see SearchSpec.
  */
 export async function deleteRows(
   db: DatastoreDb,
   id: string,
   filters: Record<string, unknown>,
-  opts: { returnMax?: number } = {},
+  opts: { returnMax?: number; textFiltersAsText?: boolean } = {},
 ): Promise<Row[] | undefined> {
   return writeGuarded(db, async () => {
     const t = await requireTable(db, id)
-    const plan = planSearch(t, { filters, plain: true, language: 'english', distinct: false, limit: 0, offset: 0 })
+    const plan = planSearch(t, {
+      filters,
+      plain: true,
+      language: 'english',
+      distinct: false,
+      limit: 0,
+      offset: 0,
+      textFiltersAsText: opts.textFiltersAsText,
+    })
     const sql = `DELETE FROM ${quoteIdent(t.id)} AS t${plan.where}`
     let deleted: Row[] | undefined
     try {

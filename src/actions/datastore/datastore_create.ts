@@ -1,6 +1,7 @@
 // datastore_create: creates or extends the DataStore table of a resource and appends records.
 import { z } from 'zod'
 import { defineAction } from '../action'
+import { apiAtLeast } from '../../config/api-compat'
 import { invoke } from '../invoke'
 import { resourceCreate } from '../resource/resource_create'
 import { ValidationError } from '../../errors'
@@ -87,8 +88,9 @@ datastore_active flag is set.
 :param triggers: trigger functions to run on each inserted or updated row: dicts with "function"
 :type triggers: list of dictionaries
 :param delete_fields: drop the existing columns that fields leaves out, and let fields name the
-  existing columns in any order (CKAN 2.11; optional, default: False, when fields must list
-  the existing columns first and in order, and columns left out are kept)
+  existing columns in any order (CKAN 2.11; optional, default: False, when columns left out are
+  kept, and fields must list the existing columns first and in order, as in CKAN 2.9, unless the
+  site speaks CKAN 2.11 (api_compat), where any order is taken)
 :type delete_fields: bool
 :param include_records: (CKAN 2.12) answer the inserted rows as written under records, with
   _id and every column after the table's triggers (optional, default: False)
@@ -155,6 +157,7 @@ datastore_active flag is set.
         triggers: p.triggers as never,
         delete_fields: p.delete_fields,
         include_records: p.include_records,
+        fields_in_any_order: apiAtLeast(ctx.config, '2.11'),
       },
       ctx.now,
     )

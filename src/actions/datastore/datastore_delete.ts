@@ -1,6 +1,7 @@
 // datastore_delete: deletes matching rows, or the whole table with its aliases.
 import { z } from 'zod'
 import { defineAction } from '../action'
+import { apiAtLeast } from '../../config/api-compat'
 import {
   datastoreOf,
   requireWritableUnlessForced,
@@ -60,7 +61,10 @@ datastore_active flag is cleared.
       const returnMax = p.include_deleted_records
         ? ctx.config.int('service.datastore.search.rows_max')
         : undefined
-      deleted = await deleteRows(db, id, p.filters, { returnMax })
+      deleted = await deleteRows(db, id, p.filters, {
+        returnMax,
+        textFiltersAsText: apiAtLeast(ctx.config, '2.11'),
+      })
     } else {
       await dropTable(db, id)
       await setDatastoreActive(ctx, id, false)
