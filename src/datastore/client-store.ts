@@ -126,6 +126,18 @@ export function clientDatastore(
     async write(stmts) {
       if (stmts.length) await client.batch(stmts, 'write')
     },
+    async writeReturning(stmts, { rollback = false } = {}) {
+      if (!stmts.length) return []
+      if (!rollback) return (await client.batch(stmts, 'write')).map((rs) => toResult(rs).rows)
+      // an interactive transaction: the statements' rows come back before it is undone
+      const tx = await client.transaction('write')
+      try {
+        return (await tx.batch(stmts)).map((rs) => toResult(rs).rows)
+      } finally {
+        await tx.rollback().catch(() => {})
+        tx.close()
+      }
+    },
     query,
     queryBatch,
     stream,

@@ -13,7 +13,7 @@ import {
 } from './ddl'
 import { findFunction, noSuchFunction, tableTransform } from './functions'
 import { isValidAliasName, isValidFieldName, MAX_FIELD_LENGTH } from './ident'
-import { insertRecords, type Row } from './records'
+import { insertRecords, returnedRecords, withReturning, type Row } from './records'
 import {
   aliasesOf,
   findTable,
@@ -44,6 +44,13 @@ export interface CreateInput {
   triggers?: TriggerRef[]
   /** CKAN 2.11: drop the existing columns that neither `fields` nor the first record names. */
   delete_fields?: boolean
+  /** CKAN 2.12: answer the inserted rows as written (`_id` and every column, after triggers). */
+  include_records?: boolean
+  /**
+   * CKAN 2.11 (api_compat 2.11): without delete_fields, `fields` may name the existing columns in
+   * any order and leave some out (they are kept), where 2.9 wants them first and in order.
+   */
+  fields_in_any_order?: boolean
 }
 
 const fieldsError = (msg: string) => ValidationError.field('fields', msg)
@@ -74,6 +81,7 @@ const infoOf = (info: unknown) =>
  * with the existing columns position by position (a shorter list leaves the rest alone); with
  * it, they may come in any order and the existing columns they leave out are dropped. Returns
  * the new column list, the added and dropped columns and the supplied fields with their types.
+ * With `fields_in_any_order` (CKAN 2.11) they may come in any order, and all columns are kept.
  */
 function planColumns(existing: DsTable | undefined, input: CreateInput) {
   const supplied = input.fields ?? []
@@ -86,6 +94,8 @@ function planColumns(existing: DsTable | undefined, input: CreateInput) {
   if (existing && input.fields && input.delete_fields) {
     // ckan 2.11: a column named by the first record is kept too
     kept = old.filter((c) => byId.has(c.id) || (sample !== undefined && c.id in sample))
+    isNew = (f) => !oldIds.has(f.id)
+  } else if (existing && input.fields && input.fields_in_any_order) {
     isNew = (f) => !oldIds.has(f.id)
   } else if (existing && input.fields) {
     supplied.slice(0, old.length).forEach((f, i) => {
@@ -126,8 +136,15 @@ function checkColumnsExist(names: string[], columns: DsColumn[]) {
       throw ValidationError.field('index', `The field "${n}" is not a valid column name.`)
 }
 
-/** Creates or alters table `input.id` and appends its records. Returns the supplied fields with types. */
-export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: () => string) {
+/**
+ * Creates or alters table `input.id` and appends its records. Returns the supplied fields with
+ * types, and with `include_records` the inserted rows (none without records, as CKAN).
+ */
+export async function createOrAlter(
+  db: DatastoreDb,
+  input: CreateInput,
+  now: () => string,
+): Promise<{ fields: FieldIn[]; records?: Row[] }> {
   for (const a of input.aliases ?? [])
     if (!isValidAliasName(a)) throw ValidationError.field('alias', `"${a}" is not a valid alias name`)
   return writeGuarded(db, async () => {
@@ -168,7 +185,9 @@ export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: ()
         : createTableStatements(input.id, added)),
     )
     const transform = await tableTransform(db, table, now)
-    if (input.records?.length) stmts.push(...insertRecords(table, input.records, 'insert', transform))
+    const inserts = input.records?.length ? insertRecords(table, input.records, 'insert', transform) : []
+    const returning = input.include_records && input.records?.length
+    stmts.push(...(returning ? inserts.map((s) => withReturning(table, s)) : inserts))
     const keyChanged = input.primary_key !== undefined
     if (keyChanged) stmts.push(...uniqueKeyStatements(input.id, primary_key))
     if (input.indexes !== undefined || indexesLost)
@@ -176,13 +195,15 @@ export async function createOrAlter(db: DatastoreDb, input: CreateInput, now: ()
     if (input.aliases !== undefined)
       stmts.push(...aliasStatements(input.id, existing ? await aliasesOf(db, input.id) : [], input.aliases))
     stmts.push(saveTableStmt(input.id, meta, now(), existing))
+    const all = [writeGuard(input.id, existing?.version ?? 0), ...stmts]
     try {
-      await db.write([writeGuard(input.id, existing?.version ?? 0), ...stmts])
+      if (returning) return { fields: echoed, records: returnedRecords(table, await db.writeReturning(all)) }
+      await db.write(all)
     } catch (e) {
       const creatingKey = keyChanged && !sameKey(existing?.primary_key, primary_key)
       throw writeError(e, input.id, creatingKey, keyLost ? [] : oldKey)
     }
-    return echoed
+    return { fields: echoed }
   })
 }
 

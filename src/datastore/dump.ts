@@ -1,6 +1,7 @@
 // The /datastore/dump pipeline: resource lookup and read check, the search plan of the dump's
 // parameters, and the table streamed chunk by chunk from a cursor through a format writer, so
 // memory stays flat for any table size (datastore.md §10).
+import { apiAtLeast } from '../config/api-compat'
 import type { ActionContext } from '../context'
 import { NotAuthorized, NotFound, ValidationError } from '../errors'
 import { byteSink, type ByteSink } from '../lib/byte-sink'
@@ -107,6 +108,7 @@ export async function openDump(
       sort: p.sort || (p.distinct ? undefined : '_id'),
       limit: 0,
       offset: 0,
+      textFiltersAsText: apiAtLeast(ctx.config, '2.11'),
     })
   } catch (e) {
     if (e instanceof ValidationError) throw new DumpRefused(400, errorLines(e))
@@ -116,7 +118,9 @@ export async function openDump(
   }
   const fields = outFields(plan.columns)
   const writer = dumpWriter(p.format, fields)
-  const decode = columnDecoders(table, plan.columns)
+  const decode = columnDecoders(table, plan.columns, {
+    msInTimestamp: ctx.config.bool('service.datastore.ms_in_timestamp'),
+  })
   const sql = `${plan.allSql} LIMIT ? OFFSET ?`
   const args = [...plan.countArgs, p.limit ?? -1, p.offset ?? 0]
   const rows = db.stream(sql, args, CHUNK_ROWS)[Symbol.asyncIterator]()

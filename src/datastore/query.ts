@@ -5,6 +5,7 @@ import { ftsQuery, rankSql, TsQueryError } from './fts'
 import { internalNames, quoteIdent } from './ident'
 import type { DsTable } from './registry'
 import { filterValue, ValueError } from './values'
+import { pyFloatRepr } from '../lib/py-repr'
 
 /** The comparison operators a filter dict may use (CKAN 2.12), as SQL. */
 const FILTER_OPS: Record<string, string> = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' }
@@ -29,6 +30,18 @@ export interface SearchSpec {
   sort?: string | string[]
   limit: number
   offset: number
+  /**
+   * CKAN 2.11 (api_compat 2.11): a number or boolean filter value on a `text` column is compared
+   * as Python's str() of it (25 matches "25"), where 2.9 fails with "operator does not exist".
+   */
+  textFiltersAsText?: boolean
+}
+
+/** Python's str() of a JSON number or boolean, as CKAN 2.11 binds it for a text column. */
+function pyScalarText(v: unknown): unknown {
+  if (typeof v === 'boolean') return v ? 'True' : 'False'
+  if (typeof v !== 'number') return v
+  return Number.isInteger(v) && Math.abs(v) < 1e16 ? String(v) : pyFloatRepr(v)
 }
 
 /** One output column: a user column (index), `_id`, or a rank column (SQL expression). */
@@ -166,9 +179,10 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
     if (pos === undefined) throw invalid('filters', colId)
     const ref = pos === -1 ? 't."_id"' : `t.${quoteIdent(colId)}`
     const type = pos === -1 ? undefined : t.types[pos]!
+    const asText = spec.textFiltersAsText && pos !== -1 && t.columns[pos]!.type === 'text'
     const bind = (v: unknown): InValue => {
       try {
-        return type ? filterValue(type, v) : idValue(v)
+        return type ? filterValue(type, asText ? pyScalarText(v) : v) : idValue(v)
       } catch (e) {
         if (e instanceof ValueError) throw invalidQuery(e.message, `SELECT ... WHERE ${ref} = ?`, [v])
         throw e
@@ -198,7 +212,7 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
     for (const v of values) {
       if (v === null || v === undefined) continue
       try {
-        bound.push(type ? filterValue(type, v) : idValue(v))
+        bound.push(type ? filterValue(type, asText ? pyScalarText(v) : v) : idValue(v))
       } catch (e) {
         if (e instanceof ValueError) throw invalidQuery(e.message, `SELECT ... WHERE ${ref} = ?`, [v])
         throw e

@@ -6,7 +6,7 @@ import { ValidationError } from '../errors'
 import { pyRepr } from '../lib/py-repr'
 import { quoteIdent } from './ident'
 import type { DsTable } from './registry'
-import { makeCoercer, makeDecoder, ValueError } from './values'
+import { makeCoercer, makeDecoder, makeReturnedDecoder, ValueError } from './values'
 
 type Stored = string | number | null
 export type Row = Record<string, unknown>
@@ -32,6 +32,38 @@ export function decoders(t: DsTable) {
   let d = decodersCache.get(t)
   if (!d) decodersCache.set(t, (d = t.types.map((ty) => makeDecoder(ty))))
   return d
+}
+
+const returnedCache = new WeakMap<DsTable, ((v: unknown) => unknown)[]>()
+
+/** `s` answering each row it writes: `_id`, then every column (CKAN 2.12's include_records). */
+export function withReturning(t: DsTable, s: RawStatement): RawStatement {
+  const cols = t.columns.map((c) => ', ' + quoteIdent(c.id)).join('')
+  return { sql: `${s.sql} RETURNING _id${cols}`, args: s.args }
+}
+
+/**
+ * The rows RETURNING answered (`[_id, ...columns]`, per statement in the order the statements
+ * ran) as CKAN 2.12 returns them: one record per `_id`, where the row was first written, with the
+ * values it was left with; `_id` first, then the columns in table order.
+ */
+export function returnedRecords(t: DsTable, results: unknown[][][]): Row[] {
+  let dec = returnedCache.get(t)
+  if (!dec) returnedCache.set(t, (dec = t.types.map((ty) => makeReturnedDecoder(ty))))
+  const byId = new Map<number, Row>()
+  for (const rows of results) {
+    // SQLite leaves the order of RETURNING rows open; a statement's rows are written in _id order
+    const sorted = rows.length > 1 ? [...rows].sort((a, b) => Number(a[0]) - Number(b[0])) : rows
+    for (const r of sorted) {
+      const rec: Row = { _id: Number(r[0]) }
+      t.columns.forEach((c, i) => {
+        const v = r[i + 1]
+        rec[c.id] = v === null || v === undefined ? null : dec[i]!(v)
+      })
+      byId.set(rec._id as number, rec)
+    }
+  }
+  return [...byId.values()]
 }
 
 /** How a bad value is reported: datastore_create and insert vs update/upsert (datastore.md §3.4, §4.4). */
@@ -92,9 +124,25 @@ function storedRow(t: DsTable, rec: Row, row: number, style: ValueErrorStyle): S
   return out
 }
 
+const triggerCache = new WeakMap<DsTable, ((v: unknown) => unknown)[]>()
+
+/**
+ * Decoders of the values trigger functions see: as search shows them, but timestamps whole (search
+ * cuts their fraction, and a trigger writes NEW back: a cut there would lose it from the row).
+ */
+function triggerDecoders(t: DsTable) {
+  let d = triggerCache.get(t)
+  if (!d) {
+    const out = decoders(t)
+    d = t.types.map((ty, i) => (ty.kind === 'timestamp' && !ty.array ? (v: unknown) => v : out[i]!))
+    triggerCache.set(t, d)
+  }
+  return d
+}
+
 /** Output values of a stored row, as trigger functions see them. */
 function outputRow(t: DsTable, stored: Stored[]): Row {
-  const dec = decoders(t)
+  const dec = triggerDecoders(t)
   const row: Row = {}
   t.columns.forEach((c, i) => (row[c.id] = stored[i] === null ? null : dec[i]!(stored[i])))
   return row

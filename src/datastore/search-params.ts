@@ -1,6 +1,7 @@
 // datastore_search parameters (datastore.md §6.1): checked all at once, CKAN's messages.
 import { asText } from '../model/package-validate'
 import type { Config } from '../config/load'
+import { apiAtLeast } from '../config/api-compat'
 import { ValidationError } from '../errors'
 import { FieldFail, isMissing, MISSING, toBool, toInt } from '../validation/fields'
 import { queryTooBig } from './fts'
@@ -150,7 +151,18 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
 
   return {
     resource_id: String(rid),
-    spec: { filters, q, plain, language, distinct, fields, sort, limit, offset },
+    spec: {
+      filters,
+      q,
+      plain,
+      language,
+      distinct,
+      fields,
+      sort,
+      limit,
+      offset,
+      textFiltersAsText: apiAtLeast(config, '2.11'),
+    },
     include_total,
     include_next_page: toBool(input.include_next_page ?? false),
     total_estimation_threshold,

@@ -2,6 +2,7 @@
 import { parseType } from './column-types'
 import { planSearch, invalidQuery, type OutColumn, type PlannedSearch, type SearchSpec } from './query'
 import { decoders } from './records'
+import { timestampMsOut } from './values'
 import type { DsTable } from './registry'
 import { SqlTimeout, sqliteMessage, type DatastoreReader, type DsResult } from './store'
 import { ValidationError } from '../errors'
@@ -28,12 +29,29 @@ export const metadataTable: DsTable = {
   triggers: [],
 }
 
+/** How search results show values: `msInTimestamp`, service.datastore.ms_in_timestamp (CKAN 2.12). */
+export interface OutputOptions {
+  msInTimestamp?: boolean
+}
+
 /** A value decoder per output column. */
-export function columnDecoders(t: DsTable, columns: OutColumn[]): ((v: unknown) => unknown)[] {
+export function columnDecoders(
+  t: DsTable,
+  columns: OutColumn[],
+  opts: OutputOptions = {},
+): ((v: unknown) => unknown)[] {
   const dec = decoders(t)
-  return columns.map((c) =>
-    c.col >= 0 ? (v: unknown) => (v === null ? null : dec[c.col]!(v)) : t.id === TABLE_METADATA && c.col === -1 ? (v: unknown) => v : (v: unknown) => (v === null ? null : Number(v)),
-  )
+  const of = (col: number) =>
+    opts.msInTimestamp && t.types[col]!.kind === 'timestamp' && !t.types[col]!.array
+      ? timestampMsOut
+      : dec[col]!
+  return columns.map((c) => {
+    if (c.col >= 0) {
+      const d = of(c.col)
+      return (v: unknown) => (v === null ? null : d(v))
+    }
+    return t.id === TABLE_METADATA && c.col === -1 ? (v: unknown) => v : (v: unknown) => (v === null ? null : Number(v))
+  })
 }
 
 export interface SearchOutcome {
@@ -90,7 +108,7 @@ export async function searchTable(
   t: DsTable,
   spec: SearchSpec,
   includeTotal: boolean,
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number } & OutputOptions = {},
 ): Promise<SearchOutcome> {
   const plan = planSearch(t, spec)
   // where the plan is known at no cost (an embedded file), it decides each statement; else the spec
@@ -128,7 +146,7 @@ export async function searchTable(
     }
     page = await run(() => query(plan.sql, plan.args as InValue[]), plan.sql, plan.args)
   }
-  const dec = columnDecoders(t, plan.columns)
+  const dec = columnDecoders(t, plan.columns, opts)
   const rows = page.rows.map((r) => r.map((v, i) => dec[i]!(v)))
   let total: number | undefined
   if (includeTotal) {

@@ -66,6 +66,11 @@ export interface DatastoreDb extends DatastoreReader {
   /** Runs the statements in one transaction: all commit or none does. */
   write(stmts: RawStatement[]): Promise<void>
   /**
+   * As write(), answering each statement's rows (a statement with RETURNING; [] for the others).
+   * `rollback`: undo the transaction once every statement has run (a dry run that still answers).
+   */
+  writeReturning(stmts: RawStatement[], opts?: { rollback?: boolean }): Promise<unknown[][][]>
+  /**
    * Serialises this process's read-then-write sequences on the DataStore, sparing them retries;
    * their correctness across processes and Worker requests comes from the database (writeGuard).
    */

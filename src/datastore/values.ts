@@ -168,6 +168,16 @@ const boolOut: Decoder = (v) =>
 const timestampOut: Decoder = (v) =>
   typeof v === 'string' && v.length > 19 ? v.slice(0, 19) : identity(v)
 
+/**
+ * ckan 2.12 (ckan.datastore.ms_in_timestamp): to_char(…'YYYY-MM-DD"T"HH24:MI:SS.MS'), the
+ * fraction cut (not rounded) to milliseconds and always three digits.
+ */
+export const timestampMsOut: Decoder = (v) => {
+  if (typeof v !== 'string' || v.length < 19 || v.charCodeAt(10) !== 84) return identity(v)
+  const frac = v.charCodeAt(19) === 46 ? v.slice(20, 23) : ''
+  return v.slice(0, 19) + '.' + frac.padEnd(3, '0')
+}
+
 /** Stored SQLite value → datastore_search record value (datastore.md §2.1 "Values in / out"). */
 export function makeDecoder(t: ColumnType): Decoder {
   if (t.array || t.kind === 'json') return parseJson
@@ -219,6 +229,19 @@ export function makeSqlDecoder(t: ColumnType): Decoder {
   if (!el) return makeDecoder(t)
   if (!t.array) return el
   return (v) => (typeof v === 'string' ? deepMap(JSON.parse(v), el) : identity(v))
+}
+
+/**
+ * Stored SQLite value → a value of the rows CKAN 2.12's include_records and
+ * include_deleted_records return: the database's own values as CKAN's JSON encoder writes them,
+ * so as datastore_search shows them but for times, which keep their fraction in six digits
+ * (Python's isoformat()).
+ */
+export function makeReturnedDecoder(t: ColumnType): Decoder {
+  const kind = t.kind
+  if (kind !== 'timestamp' && kind !== 'timestamptz' && kind !== 'time') return makeDecoder(t)
+  if (!t.array) return sixDigits
+  return (v) => (typeof v === 'string' ? deepMap(JSON.parse(v), sixDigits) : identity(v))
 }
 
 const decoders = new WeakMap<ColumnType, Decoder>()

@@ -6,7 +6,16 @@ import { dropTableStatements } from './ddl'
 import { tableTransform } from './functions'
 import { quoteIdent } from './ident'
 import { invalidQuery, planSearch } from './query'
-import { insertRecords, keyedWrites, requireKey, rerunStatements, type KeyLookup, type Row } from './records'
+import {
+  insertRecords,
+  keyedWrites,
+  requireKey,
+  rerunStatements,
+  returnedRecords,
+  withReturning,
+  type KeyLookup,
+  type Row,
+} from './records'
 import {
   aliasesOf,
   deleteTableStmt,
@@ -64,46 +73,86 @@ const ROLLBACK: RawStatement = {
 const isRollback = (e: unknown) =>
   sqliteMessage(e).includes('NOT NULL constraint failed: _ds_alias.table_id')
 
-/** Applies records to table `id` with one of the three methods; nothing is written on any error. */
+/**
+ * Applies records to table `id` with one of the three methods; nothing is written on any error.
+ * `includeRecords` (CKAN 2.12): answers the rows as written (`_id` and every column, after the
+ * table's triggers), once per row; a dry run answers them too.
+ */
 export async function upsertRecords(
   db: DatastoreDb,
   id: string,
   records: Row[],
   method: UpsertMethod,
-  opts: { now: () => string; dryRun?: boolean },
-) {
-  await writeGuarded(db, async () => {
+  opts: { now: () => string; dryRun?: boolean; includeRecords?: boolean },
+): Promise<Row[] | undefined> {
+  return writeGuarded(db, async () => {
     const t = await requireTable(db, id)
     const transform = await tableTransform(db, t, opts.now)
-    const stmts: RawStatement[] =
+    let stmts: RawStatement[] =
       method === 'insert'
         ? insertRecords(t, records, 'insert', transform)
         : await keyedWrites(t, records, method, keyLookup(db, t), transform)
+    if (opts.includeRecords) stmts = stmts.map((s) => withReturning(t, s))
     if (stmts.length) {
       stmts.unshift(writeGuard(id, t.version))
       stmts.push(touchTableStmt(id))
     }
     try {
+      if (opts.includeRecords)
+        return returnedRecords(t, await db.writeReturning(stmts, { rollback: opts.dryRun }))
       await db.write(opts.dryRun ? [...stmts, ROLLBACK] : stmts)
     } catch (e) {
-      if (opts.dryRun && isRollback(e)) return
+      if (opts.dryRun && isRollback(e)) return undefined
       throw upsertError(e, t)
     }
+    return undefined
   })
 }
 
-/** Deletes the rows matching `filters` (datastore_search semantics). */
-export async function deleteRows(db: DatastoreDb, id: string, filters: Record<string, unknown>) {
-  await writeGuarded(db, async () => {
+/**
+ * Rows `deleteRows` answers at most (CKAN 2.12's include_deleted_records: the first
+ * `ckan.datastore.search.rows_max`), in `_id` order.
+ */
+async function rowsToDelete(db: DatastoreDb, t: DsTable, where: string, args: unknown[], max: number) {
+  const cols = t.columns.map((c) => ', t.' + quoteIdent(c.id)).join('')
+  const sql = `SELECT t._id${cols} FROM ${quoteIdent(t.id)} AS t${where} ORDER BY t._id LIMIT ?`
+  const { rows } = await db.query(sql, [...args, max] as InValue[])
+  return returnedRecords(t, [rows])
+}
+
+/**
+ * Deletes the rows matching `filters` (datastore_search semantics). `returnMax` (CKAN 2.12's
+ * include_deleted_records): answers the deleted rows, at most that many, read in the same guarded
+ * sequence, so they are exactly the rows deleted. `textFiltersAsText`: see SearchSpec.
+ */
+export async function deleteRows(
+  db: DatastoreDb,
+  id: string,
+  filters: Record<string, unknown>,
+  opts: { returnMax?: number; textFiltersAsText?: boolean } = {},
+): Promise<Row[] | undefined> {
+  return writeGuarded(db, async () => {
     const t = await requireTable(db, id)
-    const plan = planSearch(t, { filters, plain: true, language: 'english', distinct: false, limit: 0, offset: 0 })
+    const plan = planSearch(t, {
+      filters,
+      plain: true,
+      language: 'english',
+      distinct: false,
+      limit: 0,
+      offset: 0,
+      textFiltersAsText: opts.textFiltersAsText,
+    })
     const sql = `DELETE FROM ${quoteIdent(t.id)} AS t${plan.where}`
+    let deleted: Row[] | undefined
     try {
+      if (opts.returnMax !== undefined)
+        deleted = await rowsToDelete(db, t, plan.where, plan.countArgs, opts.returnMax)
       await db.write([writeGuard(id, t.version), { sql, args: plan.countArgs }, touchTableStmt(id)])
     } catch (e) {
       if (isTableChanged(e)) throw e
       throw invalidQuery(sqliteMessage(e), sql, plan.countArgs)
     }
+    return deleted
   })
 }
 

@@ -131,6 +131,27 @@ function fileReads(path: string, conn: Database.Database): DatastoreReader {
   }
 }
 
+/** DatastoreDb.writeReturning on an embedded file: one synchronous transaction, rows of RETURNING kept. */
+function returningExecutor(conn: Database.Database): DatastoreDb['writeReturning'] {
+  const prepare = statementCache(conn)
+  return async (stmts, { rollback = false } = {}) => {
+    conn.exec('BEGIN IMMEDIATE')
+    try {
+      const out = stmts.map((s) => {
+        const st = prepare(s.sql)
+        if (st.reader) return st.raw(true).all(s.args as InValue[]) as unknown[][]
+        st.run(s.args as InValue[])
+        return []
+      })
+      conn.exec(rollback ? 'ROLLBACK' : 'COMMIT')
+      return out
+    } catch (e) {
+      if (conn.inTransaction) conn.exec('ROLLBACK')
+      throw e
+    }
+  }
+}
+
 const filePath = (url: string) => resolve(url.slice(5).split('?')[0]!)
 
 /**
@@ -195,6 +216,7 @@ export async function openDatastore(
   )
   const store: DatastoreDb = {
     write: syncExecutor(conn),
+    writeReturning: returningExecutor(conn),
     ...fileReads(path, conn),
     exclusive: mutex(),
     close: () => conn.close(),

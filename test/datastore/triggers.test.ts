@@ -450,3 +450,19 @@ describe('datastore_function_delete', () => {
     expect(await outcome('datastore_function_delete', { name: 'trg_gone' })).toEqual([200, null])
   })
 })
+
+describe('timestamps through triggers', () => {
+  it('a row a trigger passes on keeps the fraction of its timestamps', async () => {
+    const id = await table({
+      fields: [...NAMED, { id: 'at', type: 'timestamp' }],
+      triggers: [{ function: 'trg_upper' }],
+      records: [{ name: 'a', at: '2005-03-01 10:11:12.123456' }],
+    })
+    await t.ok('datastore_upsert', { resource_id: id, method: 'insert', records: [{ name: 'b', at: '2005-03-01T10:11:12.5' }] }, admin)
+    const sql = await t.ok('datastore_search_sql', { sql: `SELECT name, at FROM "${id}" ORDER BY _id` }, admin)
+    expect(sql.records).toEqual([
+      { name: 'A', at: '2005-03-01T10:11:12.123456' },
+      { name: 'B', at: '2005-03-01T10:11:12.500000' },
+    ])
+  })
+})

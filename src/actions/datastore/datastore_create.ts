@@ -1,6 +1,7 @@
 // datastore_create: creates or extends the DataStore table of a resource and appends records.
 import { z } from 'zod'
 import { defineAction } from '../action'
+import { apiAtLeast } from '../../config/api-compat'
 import { invoke } from '../invoke'
 import { resourceCreate } from '../resource/resource_create'
 import { ValidationError } from '../../errors'
@@ -12,7 +13,7 @@ import {
   requireWritable,
   setDatastoreActive,
 } from '../../datastore/access'
-import { dsList, resourceIdOf, toList } from '../../datastore/params'
+import { dsList, includeParam, recordCountParam, resourceIdOf, toList } from '../../datastore/params'
 import { checkRecordList } from '../../datastore/records'
 import { isValidTableName } from '../../datastore/ident'
 import { ckanBool, field, fail, MISSING } from '../../validation/fields'
@@ -50,8 +51,9 @@ const params = z.looseObject({
   indexes: indexList,
   aliases: dsList,
   triggers: z.array(trigger).optional(),
-  calculate_record_count: ckanBool(false),
+  calculate_record_count: recordCountParam,
   delete_fields: ckanBool(false),
+  include_records: includeParam,
 })
 
 export const datastoreCreate = defineAction({
@@ -86,10 +88,18 @@ datastore_active flag is set.
 :param triggers: trigger functions to run on each inserted or updated row: dicts with "function"
 :type triggers: list of dictionaries
 :param delete_fields: drop the existing columns that fields leaves out, and let fields name the
-  existing columns in any order (CKAN 2.11; optional, default: False, when fields must list
-  the existing columns first and in order, and columns left out are kept)
+  existing columns in any order (CKAN 2.11; optional, default: False, when columns left out are
+  kept, and fields must list the existing columns first and in order, as in CKAN 2.9, unless the
+  site speaks CKAN 2.11 (api_compat), where any order is taken)
 :type delete_fields: bool
-:returns: the request without the records, with resource_id and method "insert"
+:param include_records: (CKAN 2.12) answer the inserted rows as written under records, with
+  _id and every column after the table's triggers (optional, default: False)
+:type include_records: bool
+:param calculate_record_count: accepted for compatibility (true, false or "background"); totals
+  are always exact here (optional, default: False)
+:type calculate_record_count: bool or string
+:returns: the request without the records, with resource_id and method "insert" (and records
+  with include_records)
 :rtype: dictionary`,
   auth: authorizeTableCreate,
   params,
@@ -135,7 +145,7 @@ datastore_active flag is set.
     }
     if (!isValidTableName(id)) throw ValidationError.field('resource_id', `"${id}" is not a valid table name`)
 
-    const fields = await createOrAlter(
+    const { fields, records: written } = await createOrAlter(
       db,
       {
         id,
@@ -146,11 +156,16 @@ datastore_active flag is set.
         aliases: p.aliases,
         triggers: p.triggers as never,
         delete_fields: p.delete_fields,
+        include_records: p.include_records,
+        fields_in_any_order: apiAtLeast(ctx.config, '2.11'),
       },
       ctx.now,
     )
     await setDatastoreActive(ctx, id, true)
     if (p.fields) out.fields = fields
+    // ckan 2.12: include_records is not echoed; the rows come back only where records were given
+    delete out.include_records
+    if (written) out.records = written
     out.resource_id = id
     out.method = 'insert'
     return out

@@ -1,13 +1,14 @@
 // datastore_delete: deletes matching rows, or the whole table with its aliases.
 import { z } from 'zod'
 import { defineAction } from '../action'
+import { apiAtLeast } from '../../config/api-compat'
 import {
   datastoreOf,
   requireWritableUnlessForced,
   setDatastoreActive,
 } from '../../datastore/access'
 import { authorizeTableWrite } from '../../auth/datastore'
-import { resourceIdOf, resourceIdRequired } from '../../datastore/params'
+import { includeParam, recordCountParam, resourceIdOf, resourceIdRequired } from '../../datastore/params'
 import { requireTable } from '../../datastore/registry'
 import { deleteRows, dropTable } from '../../datastore/writes'
 import { ckanBool, field, fail } from '../../validation/fields'
@@ -28,7 +29,14 @@ datastore_active flag is cleared.
 :type filters: dictionary
 :param force: edit a resource whose url_type is not "datastore" (optional, default: False)
 :type force: bool
-:returns: resource_id and the filters as sent
+:param include_deleted_records: (CKAN 2.12) with filters, answer the deleted rows under
+  deleted_records, with _id and every column, in _id order, at most
+  service.datastore.search.rows_max of them (optional, default: False)
+:type include_deleted_records: bool
+:param calculate_record_count: accepted for compatibility (true, false or "background"); totals
+  are always exact here (optional, default: False)
+:type calculate_record_count: bool or string
+:returns: resource_id and the filters as sent (and deleted_records)
 :rtype: dictionary`,
   auth: authorizeTableWrite,
   params: z
@@ -39,7 +47,8 @@ datastore_active flag is cleared.
           : fail('filters must be either a dict or null.'),
       ),
       force: ckanBool(false),
-      calculate_record_count: ckanBool(false),
+      calculate_record_count: recordCountParam,
+      include_deleted_records: includeParam,
     })
     .superRefine(resourceIdRequired),
   async run(ctx, p, input) {
@@ -47,14 +56,23 @@ datastore_active flag is cleared.
     const id = resourceIdOf(input)!
     await requireWritableUnlessForced(ctx, id, p.force)
     await requireTable(db, id)
-    if (p.filters) await deleteRows(db, id, p.filters)
-    else {
+    let deleted
+    if (p.filters) {
+      const returnMax = p.include_deleted_records
+        ? ctx.config.int('service.datastore.search.rows_max')
+        : undefined
+      deleted = await deleteRows(db, id, p.filters, {
+        returnMax,
+        textFiltersAsText: apiAtLeast(ctx.config, '2.11'),
+      })
+    } else {
       await dropTable(db, id)
       await setDatastoreActive(ctx, id, false)
     }
     const out: Record<string, unknown> = { resource_id: id }
     if ('filters' in input) out.filters = input.filters
     if ('calculate_record_count' in input) out.calculate_record_count = p.calculate_record_count
+    if (deleted) out.deleted_records = deleted
     return out
   },
 })

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { invoke } from '../invoke'
 import { authorizeTableWrite } from '../../auth/datastore'
-import { resourceIdRequired } from '../../datastore/params'
+import { includeParam, recordCountParam, resourceIdRequired } from '../../datastore/params'
 import { ckanBool, field, fail } from '../../validation/fields'
 import { datastoreDelete } from './datastore_delete'
 
@@ -22,10 +22,14 @@ them out; {} deletes every row.
 :type filters: dictionary
 :param force: edit a resource whose url_type is not "datastore" (optional, default: False)
 :type force: bool
-:param calculate_record_count: accepted for compatibility; counts are always exact here
+:param include_deleted_records: (CKAN 2.12) answer the deleted rows under deleted_records,
+  with _id and every column, in _id order, at most service.datastore.search.rows_max of them
   (optional, default: False)
-:type calculate_record_count: bool
-:returns: resource_id and the filters as sent
+:type include_deleted_records: bool
+:param calculate_record_count: accepted for compatibility (true, false or "background"); totals
+  are always exact here (optional, default: False)
+:type calculate_record_count: bool or string
+:returns: resource_id and the filters as sent (and deleted_records)
 :rtype: dictionary`,
   // ckan: the same check as datastore_delete
   auth: authorizeTableWrite,
@@ -40,7 +44,8 @@ them out; {} deletes every row.
             : fail('Must be a dict'),
       ),
       force: ckanBool(false),
-      calculate_record_count: ckanBool(false),
+      calculate_record_count: recordCountParam,
+      include_deleted_records: includeParam,
     })
     .superRefine(resourceIdRequired),
   async run(ctx, _p, input) {

@@ -81,6 +81,7 @@ export const datastoreSearch = defineAction({
       throw invalidQuery('column "_full_text" does not exist', `SELECT FROM "${TABLE_METADATA}"`, [])
     const outcome = await searchTable(db, table, p.spec, p.include_total, {
       timeoutMs: timeLeft(ctx, ctx.config.int('service.datastore.search.timeout_ms')),
+      msInTimestamp: ctx.config.bool('service.datastore.ms_in_timestamp'),
     })
     const fields = outFields(outcome.plan.columns)
     const result: Record<string, unknown> = {

@@ -6,7 +6,7 @@ import {
   requireWritableUnlessForced,
 } from '../../datastore/access'
 import { authorizeTableWrite } from '../../auth/datastore'
-import { resourceIdOf, resourceIdRequired } from '../../datastore/params'
+import { includeParam, recordCountParam, resourceIdOf, resourceIdRequired } from '../../datastore/params'
 import { checkRecordList } from '../../datastore/records'
 import { upsertRecords } from '../../datastore/writes'
 import { ckanBool, field, fail } from '../../validation/fields'
@@ -33,7 +33,15 @@ table's primary_key (set with datastore_create) in every record. All records are
 :type force: bool
 :param dry_run: check the records and write nothing (optional, default: False)
 :type dry_run: bool
-:returns: the request as sent
+:param include_records: (CKAN 2.12) true: records in the answer are the rows as written, each
+  once, with _id and every column after the table's triggers (a dry run answers them too);
+  false: no records in the answer (optional; when not sent, the records as sent come back, as
+  in CKAN 2.9 to 2.11)
+:type include_records: bool
+:param calculate_record_count: accepted for compatibility (true, false or "background"); totals
+  are always exact here (optional, default: False)
+:type calculate_record_count: bool or string
+:returns: the request as sent (see include_records)
 :rtype: dictionary`,
   auth: authorizeTableWrite,
   params: z.looseObject({
@@ -47,17 +55,29 @@ table's primary_key (set with datastore_create) in every record. All records are
     ),
     force: ckanBool(false),
     dry_run: ckanBool(false),
-    calculate_record_count: ckanBool(false),
+    calculate_record_count: recordCountParam,
+    include_records: includeParam,
   }).superRefine(resourceIdRequired),
   async run(ctx, p, input) {
     const db = datastoreOf(ctx)
     const id = resourceIdOf(input)!
     await requireWritableUnlessForced(ctx, id, p.force)
     const records = p.records === undefined || p.records === null ? [] : checkRecordList(p.records)
-    await upsertRecords(db, id, records, p.method, { now: ctx.now, dryRun: p.dry_run })
+    const written = await upsertRecords(db, id, records, p.method, {
+      now: ctx.now,
+      dryRun: p.dry_run,
+      includeRecords: p.include_records,
+    })
     const out: Record<string, unknown> = { ...input, resource_id: id }
     delete out.id
     delete out.force
+    // ckan 2.12: include_records is not echoed; true answers the written rows, false none. Not
+    // sent: the records as sent, the answer of 2.9 to 2.11 (2.12 leaves them out)
+    if (p.include_records !== undefined) {
+      delete out.include_records
+      if (p.include_records && 'records' in input && input.records !== null) out.records = written ?? []
+      else delete out.records
+    }
     if ('dry_run' in input) out.dry_run = p.dry_run
     if ('calculate_record_count' in input) out.calculate_record_count = p.calculate_record_count
     return out
