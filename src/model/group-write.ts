@@ -115,7 +115,9 @@ export async function withGroupSchema(
   if (current) {
     for (const f of schema.fields)
       if (!(f.name in raw) && current[f.name] !== undefined && current[f.name] !== null) raw[f.name] = current[f.name]
-    if (raw.extras === undefined && Array.isArray(current.extras)) raw.extras = current.extras
+    // the kept extras without their stored ids: an id is checked only where the caller gave one
+    if (raw.extras === undefined && Array.isArray(current.extras))
+      raw.extras = (current.extras as Record<string, unknown>[]).map(({ id: _id, ...e }) => e)
   }
   const typed = groupInput(schema, raw, o.create ? 'create' : 'update')
   if (Object.keys(typed.errors).length) throw new ValidationError(typed.errors)

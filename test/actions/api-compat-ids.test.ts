@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { setup, type Caller, type TestEnv } from '../helpers/setup'
 import { callAction } from '../../src/actions/call'
 import { systemContext } from '../../src/context'
+import { SCHEMING } from '../scheming/config'
 
 type Who = Caller & { id: string; name: string }
 const env: Record<string, { t: TestEnv; sys: Who; user: Who }> = {}
@@ -199,5 +200,21 @@ describe('the id of an extra', () => {
     const gkey = uniq('k')
     await t.ok('group_create', { name: uniq('g'), extras: [{ id: given, key: gkey, value: '1' }] }, sys)
     expect(await storedIds(t, 'group_extra', gkey)).not.toContain(given)
+  })
+
+  it('2.11: a patch that keeps an organization type\'s extras does not send their stored ids back', async () => {
+    const t = await setup({ ...SCHEMING, 'service.api_compat': '2.11' })
+    const sys = await t.make.sysadmin()
+    const admin = await t.make.user()
+    await t.ok(
+      'organization_create',
+      { type: 'agency', name: 'ids-agency', agency_code: 'IA-1', postal_address: 'Pier 2', extras: [{ key: 'legacy', value: 'y' }], users: [{ name: admin.name, capacity: 'admin' }] },
+      sys,
+    )
+    expect((await t.ok('organization_show', { id: 'ids-agency' })).extras[0].id).toBeDefined()
+    const patched = await t.call('organization_patch', { id: 'ids-agency', postal_address: 'Pier 3' }, admin)
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200)
+    const shown = await t.ok('organization_show', { id: 'ids-agency' })
+    expect([shown.postal_address, shown.extras.map((e: { key: string }) => e.key)]).toEqual(['Pier 3', ['legacy']])
   })
 })
