@@ -1,6 +1,6 @@
 // GET|POST /api/3/action/:name and /api/action/:name: data dict in, CKAN envelope out.
 import type { Hono } from 'hono'
-import { actionNamed, actionOffered, callAction } from '../actions/call'
+import { actionOffered, callAction } from '../actions/call'
 import { apiCaller, contextFor, mayNameCaller } from './request-context'
 import type { ActionContext, Deps } from '../context'
 import type { DataDict } from '../data-dict'
@@ -104,7 +104,7 @@ export async function notModifiedBeforeApp(
     const parsed = new URL(url)
     const m = ACTION_PATH.exec(parsed.pathname)
     const name = m && decodeURIComponent(m[1]!)
-    const action = name ? actionNamed(name, deps.config) : undefined
+    const action = name ? actionOffered(name, deps.config) : undefined
     if (!name || !action || !isCacheable(name, action.readOnly)) return null
     const data = queryDataDict(parsed, bodyLimits(deps.config))
     const callback = 'callback' in data ? String(data.callback) : undefined

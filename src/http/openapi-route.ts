@@ -1,5 +1,5 @@
-// GET /api/3/openapi.json (OpenAPI 3.1 of every registered action, generated once per process and
-// per set of metadata schemas),
+// GET /api/3/openapi.json (OpenAPI 3.1 of every action the site offers, generated once per process
+// and per set of metadata schemas and of offered actions),
 // /api/3/docs (a Scalar API reference page reading it), and the MCP endpoint /mcp.
 import type { Hono } from 'hono'
 import { Scalar } from '@scalar/hono-api-reference'
@@ -19,7 +19,7 @@ export function mountOpenApiRoutes(app: Hono, source: DepsResolver) {
   const documentFor = async (req: Request) => {
     const config = source.config(req)
     const { schemas } = await source.of(req)
-    return openApiDocument(config.str('service.site_url'), config.str('service.site_title'), schemas)
+    return openApiDocument(config, schemas)
   }
   for (const path of ['/api/3/openapi.json', '/api/openapi.json']) {
     app.get(path, async (c) =>

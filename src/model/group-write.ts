@@ -1,6 +1,7 @@
 // Writes to groups and organizations (create, update, delete, purge), each as one batch with its change-log rows.
 import { apiAtLeast } from '../config/api-compat'
-import { createIdError } from './create-id'
+import { createIdError, extraIdError } from './create-id'
+import { asText } from './package-validate'
 import { z } from 'zod'
 import { and, eq, ne, or } from 'drizzle-orm'
 import type { BatchItem } from 'drizzle-orm/batch'
@@ -21,6 +22,7 @@ import {
   fail,
   field,
   idOrName,
+  isMissing,
   nameField,
   optBool,
   optNameField,
@@ -82,7 +84,8 @@ export function groupParams(create: boolean) {
       type: optString,
       state: optString,
       approval_status: optString,
-      extras: listOf(z.object({ key: reqString, value: extraValue, deleted: optBool })),
+      // ckan: an extra's id is read only to refuse it (2.11, create-id.ts); it is never stored
+      extras: listOf(z.object({ id: z.unknown().optional(), key: reqString, value: extraValue, deleted: optBool })),
       users: listOf(z.object({ name: reqString, capacity: optString })),
       groups: listOf(ref('name')),
       packages: listOf(ref('id')),
@@ -112,7 +115,9 @@ export async function withGroupSchema(
   if (current) {
     for (const f of schema.fields)
       if (!(f.name in raw) && current[f.name] !== undefined && current[f.name] !== null) raw[f.name] = current[f.name]
-    if (raw.extras === undefined && Array.isArray(current.extras)) raw.extras = current.extras
+    // the kept extras without their stored ids: an id is checked only where the caller gave one
+    if (raw.extras === undefined && Array.isArray(current.extras))
+      raw.extras = (current.extras as Record<string, unknown>[]).map(({ id: _id, ...e }) => e)
   }
   const typed = groupInput(schema, raw, o.create ? 'create' : 'update')
   if (Object.keys(typed.errors).length) throw new ValidationError(typed.errors)
@@ -197,6 +202,8 @@ export async function saveGroup(
   else if (!existing && p.id && (await findGroup(ctx, p.id))?.id === p.id)
     // ckan: 2.11 words it as group_id_does_not_exist does; 2.9 had no such check
     errors.id = [apiAtLeast(ctx.config, '2.11') ? 'Id already exists' : 'Group id already exists']
+  const extraIds = (p.extras ?? []).map((x) => (isMissing(x.id) ? undefined : extraIdError(ctx, asText(x.id))))
+  if (extraIds.some(Boolean)) errors.extras = extraIds.map((e) => (e ? { id: [e] } : {}))
   if (p.name !== undefined && p.name !== existing?.name) {
     const clash = await ctx.db
       .select({ id: groups.id })

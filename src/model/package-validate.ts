@@ -102,7 +102,10 @@ const TEXT_OR_NULL = [
 const DATES = ['created', 'last_modified', 'cache_last_updated']
 
 /** Checks one resource dict. `errors` gets CKAN's per-field messages. */
-export function checkResource(raw: Record<string, unknown>): {
+export function checkResource(
+  raw: Record<string, unknown>,
+  opts: { uuidIds?: boolean } = {},
+): {
   res: ResourceInput
   errors: Errors
 } {
@@ -115,7 +118,9 @@ export function checkResource(raw: Record<string, unknown>): {
   }
   if (!isMissing(raw.id)) {
     const id = asText(raw.id)
-    if (!RESOURCE_ID_RE.test(id)) errors.id = ['Invalid characters in resource id']
+    // ckan 2.11: a new id must be a UUID instead, checked where it is known to be new
+    if (opts.uuidIds) core.id = id
+    else if (!RESOURCE_ID_RE.test(id)) errors.id = ['Invalid characters in resource id']
     else if (id.length < 7 || id.length > 100) errors.id = ['Invalid length for resource id']
     else core.id = id
   }
@@ -261,6 +266,7 @@ export function checkPackage(
   raw: Record<string, unknown>,
   mode: 'create' | 'update',
   sysadmin: boolean,
+  rules: IdRules = {},
 ): { input: PackageInput; errors: Errors } {
   assertListsOfDicts(raw, LIST_KEYS)
   const errors: Errors = {}
@@ -298,10 +304,10 @@ export function checkPackage(
   if (create) input.type = optText(raw.type) || 'dataset'
 
   checkTags(raw, input, errors)
-  checkExtras(raw, input, errors)
+  checkExtras(raw, input, errors, rules.extraId)
   if (Array.isArray(raw.resources)) {
     const list = raw.resources as Record<string, unknown>[]
-    const errs = list.map((r) => checkResource(r))
+    const errs = list.map((r) => checkResource(r, { uuidIds: rules.uuidResourceIds }))
     input.resources = errs.map((e) => e.res)
     if (errs.some((e) => Object.keys(e.errors).length)) errors.resources = errs.map((e) => e.errors)
   } else if (raw.resources === '' || raw.resources === null) {
@@ -370,7 +376,20 @@ function checkTags(raw: Record<string, unknown>, input: PackageInput, errors: Er
   if (Array.isArray(raw.tags) || raw.tag_string !== undefined || raw.tags === '') input.tags = tags
 }
 
-function checkExtras(raw: Record<string, unknown>, input: PackageInput, errors: Errors) {
+/** The id rules of the site's CKAN version (create-id.ts); none: 2.9's. */
+export interface IdRules {
+  /** Why an extra may not carry this id; absent: an extra's id is ignored. */
+  extraId?: (id: string) => string | undefined
+  /** Resource ids are checked as UUIDs where they are new (not their characters and length). */
+  uuidResourceIds?: boolean
+}
+
+function checkExtras(
+  raw: Record<string, unknown>,
+  input: PackageInput,
+  errors: Errors,
+  extraId?: (id: string) => string | undefined,
+) {
   if (raw.extras === '') input.extras = []
   if (!Array.isArray(raw.extras)) return
   const list = raw.extras as Record<string, unknown>[]
@@ -379,6 +398,8 @@ function checkExtras(raw: Record<string, unknown>, input: PackageInput, errors: 
   const keys: string[] = []
   for (const e of list) {
     const err: Errors = {}
+    const idError = extraId && !isMissing(e.id) ? extraId(asText(e.id)) : undefined
+    if (idError) err.id = [idError]
     if (isMissing(e.key)) err.key = [MISSING]
     else if (ROOT_KEYS.has(asText(e.key))) err.key = ['There is a schema field with the same name']
     if (e.value === undefined) err.value = [MISSING]

@@ -1,5 +1,5 @@
 // package_create / package_update: validate a dataset dict, write it in one batch, return its dict.
-import { createIdError } from './create-id'
+import { createIdError, extraIdError, newResourceIdError, resourceIdsAreUuids } from './create-id'
 import { rawInsert } from '../db/raw-insert'
 import { eq } from 'drizzle-orm'
 import { activities, changeLog, packageExtras, packages } from '../db/schema'
@@ -96,7 +96,10 @@ const optType = (v: unknown) => (typeof v === 'string' ? v : '')
 function checkTyped(ctx: ActionContext, raw: Record<string, unknown>, mode: 'create' | 'update', type: string, privileged: boolean) {
   const schema = datasetSchemaFor(ctx.schemas, type)
   const typed = schema ? datasetInput(schema, raw, mode) : { raw, errors: {} }
-  const checked = checkPackage(typed.raw, mode, privileged)
+  const checked = checkPackage(typed.raw, mode, privileged, {
+    extraId: (id) => extraIdError(ctx, id),
+    uuidResourceIds: resourceIdsAreUuids(ctx),
+  })
   return { input: checked.input, errors: mergeErrors(mergeErrors(typed.errors, checked.errors), spatialErrors(checked.input)) }
 }
 
@@ -187,6 +190,13 @@ async function resolve(
   const listed = new Set<unknown>()
   list.forEach((r, i) => {
     const row = r.core.id ? look.resources.find((x) => x.id === r.core.id) : undefined
+    // ckan 2.11: a resource id new to the dataset must be a UUID (its checks stop there)
+    const idError = r.core.id && !(row && row.package_id === selfId) ? newResourceIdError(ctx, r.core.id as string) : undefined
+    if (idError) {
+      addItemError(errors, 'resources', list.length, i, 'id', idError)
+      listed.add(r.core.id)
+      return
+    }
     const taken = row && row.package_id !== selfId && row.state === 'active'
     if (taken || (r.core.id && listed.has(r.core.id)))
       addItemError(errors, 'resources', list.length, i, 'id', 'Resource id already exists.')

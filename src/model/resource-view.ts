@@ -7,6 +7,8 @@ import type { DataDict } from '../data-dict'
 import { NotFound, ValidationError, type ErrorDict } from '../errors'
 import { MISSING } from '../validation/fields'
 import { asText } from './package-validate'
+import { apiAtLeast } from '../config/api-compat'
+import { createIdError } from './create-id'
 import type { ResourceRow } from './resource'
 import { loadResource } from './resource-write'
 import { typesFor } from './default-views'
@@ -122,7 +124,7 @@ const empty = (v: unknown) => v === undefined || v === null || v === ''
  * keys with their defaults, the filters of filterable types, and `__extras` for any other key.
  * A `config` object (or JSON string) may carry the plugin keys too; keys given directly win.
  */
-export function checkViewFields(type: ViewType, raw: DataDict, mode: 'create' | 'update') {
+export function checkViewFields(type: ViewType, raw: DataDict, mode: 'create' | 'update', opts: { idOnCreate?: boolean } = {}) {
   const errors: ErrorDict = {}
   const data: DataDict = { ...raw }
   delete data.config
@@ -137,7 +139,8 @@ export function checkViewFields(type: ViewType, raw: DataDict, mode: 'create' | 
       }
   }
   const allowed = new Set([
-    ...CORE_KEYS.filter((k) => mode === 'update' || (k !== 'id' && k !== 'package_id')),
+    // ckan: 2.11 reads a new view's id (create-id.ts); 2.9 and 2.10 refuse it as an extra key
+    ...CORE_KEYS.filter((k) => mode === 'update' || (k !== 'package_id' && (k !== 'id' || !!opts.idOnCreate))),
     ...Object.keys(type.keys),
     // ckan rejects `filters`; it is derived, so a view sent back as shown is accepted
     ...(type.filterable ? ['filter_fields', 'filter_values', 'filters'] : []),
@@ -198,12 +201,23 @@ export async function checkViewCreate(ctx: ActionContext, raw: DataDict) {
   const typeName = requiredParam(raw, 'view_type')
   const type = enabledViewType(ctx.config, typeName)
   if (!type) throw new ValidationError({ view_type: `No plugin found for view_type ${typeName}` })
-  const { fields, errors } = checkViewFields(type, raw, 'create')
+  const idOnCreate = apiAtLeast(ctx.config, '2.11')
+  const { fields, errors } = checkViewFields(type, raw, 'create', { idOnCreate })
+  // ckan 2.11: an id (an empty one is none) from sysadmins only, a UUID, and no view's yet
+  const id = idOnCreate && raw.id !== undefined && raw.id !== null && raw.id !== '' ? asText(raw.id) : undefined
+  if (id !== undefined) {
+    const idError =
+      createIdError(ctx, id) ??
+      ((await ctx.db.select({ id: resourceViews.id }).from(resourceViews).where(eq(resourceViews.id, id)).limit(1)).length
+        ? 'ResourceView id already exists'
+        : undefined)
+    if (idError) errors.id = [idError]
+  }
   const res = resourceId === '' ? undefined : await findActiveResource(ctx, resourceId)
   if (resourceId === '') errors.resource_id = [MISSING]
   else if (!res) errors.resource_id = ['Not found: Resource']
   if (Object.keys(errors).length) throw new ValidationError(errors)
-  return { res: res!, type, fields }
+  return { res: res!, type, fields, id }
 }
 
 /**

@@ -11,6 +11,7 @@ import type { RawStatement } from '../db/executor'
 import { loadPackage, packageDict, type PackageDict, type PackageRow } from './package'
 import { runWrite } from './package-write'
 import { checkResource } from './package-validate'
+import { newResourceIdError, resourceIdsAreUuids } from './create-id'
 import { mergeResource } from './resource-merge'
 import { resourceToDict, type ResourceRow } from './resource'
 import { syncResourceFile, uploadKeyFor } from './resource-file'
@@ -82,10 +83,12 @@ export async function saveResource(
   // the dataset type's schema (scheming): its resource fields checked, then the core checks
   const schema = ctx.schemas?.dataset(pkg.type)
   const typed = schema ? resourceInput(schema, raw, !existing) : undefined
-  const checked = checkResource(typed?.res ?? raw)
+  const checked = checkResource(typed?.res ?? raw, { uuidIds: resourceIdsAreUuids(ctx) })
   const { res } = checked
   const errors = typed ? mergeErrors(typed.errors, checked.errors) : checked.errors
-  if (res.core.id && !existing) {
+  const idError = res.core.id && !existing ? newResourceIdError(ctx, res.core.id as string) : undefined
+  if (idError) errors.id = [idError]
+  else if (res.core.id && !existing) {
     const [clash] = await ctx.db
       .select()
       .from(resources)

@@ -196,9 +196,12 @@ export async function checkUserInput(
   ctx: ActionContext,
   input: DataDict,
   existing?: UserRow,
+  opts: { idError?: string } = {},
 ): Promise<{ values: UserChanges; pluginExtrasGiven: boolean }> {
   const errors: Record<string, string[]> = {}
   const add = (k: string, msg: string) => (errors[k] ??= []).push(msg)
+  // user_create's check of a given id (ckan 2.11), reported with the other fields
+  if (opts.idError) add('id', opts.idError)
   const values: UserChanges = {}
   const privileged = !!ctx.user?.sysadmin || !!ctx.ignoreAuth
 

@@ -1,8 +1,10 @@
 // The Action API described by itself: an OpenAPI 3.1 document generated from the action registry
 // (each action's zod schema as JSON Schema, its CKAN docstring for descriptions, its auth rule in
-// words) and CKAN's envelopes. Built once per process and cached.
+// words) and CKAN's envelopes. Built once per process and cached (per set of actions the site offers).
 import { z } from 'zod'
 import { registry, type AnyAction } from '../actions'
+import { actionOffered } from '../actions/call'
+import type { Config } from '../config/load'
 import type { SchemaRegistry } from '../scheming/registry'
 import { withSchemingTypes } from './scheming-document'
 
@@ -169,26 +171,30 @@ let cached: { key: string; doc: Json } | undefined
 const cachedWithSchemas = new WeakMap<SchemaRegistry, { key: string; doc: Json }>()
 
 /**
- * The document for a site at `siteUrl` (its `servers` entry). With the site's metadata schemas
- * (ckanext-scheming), each dataset, organization and group type's fields too (see scheming-document.ts).
+ * The document for the site `config` describes: its `servers` entry is the site URL, and it lists
+ * only the actions offered there (service.api_compat removes some, settings withhold others). With
+ * the site's metadata schemas (ckanext-scheming), each dataset, organization and group type's
+ * fields too (see scheming-document.ts).
  */
-export function openApiDocument(siteUrl: string, title: string, schemas?: SchemaRegistry): Json {
-  const key = `${siteUrl}\n${title}`
+export function openApiDocument(config: Config, schemas?: SchemaRegistry): Json {
+  const siteUrl = config.str('service.site_url')
+  const title = config.str('service.site_title')
+  const names = [...registry.keys()].filter((n) => actionOffered(n, config) !== undefined).sort()
+  const key = `${siteUrl}\n${title}\n${names.join(' ')}`
   if (schemas && (schemas.datasets.size || schemas.organizations.size || schemas.groups.size)) {
     const hit = cachedWithSchemas.get(schemas)
     if (hit?.key === key) return hit.doc
-    const doc = withSchemingTypes(baseDocument(siteUrl, title), schemas)
+    const doc = withSchemingTypes(baseDocument(siteUrl, title, names), schemas)
     cachedWithSchemas.set(schemas, { key, doc })
     return doc
   }
   if (cached?.key === key) return cached.doc
-  cached = { key, doc: baseDocument(siteUrl, title) }
+  cached = { key, doc: baseDocument(siteUrl, title, names) }
   return cached.doc
 }
 
-function baseDocument(siteUrl: string, title: string): Json {
+function baseDocument(siteUrl: string, title: string, names: string[]): Json {
   const paths: Record<string, Json> = {}
-  const names = [...registry.keys()].sort()
   for (const name of names) {
     const a = registry.get(name)!
     const item: Json = { post: operation(a, 'post') }

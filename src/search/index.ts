@@ -8,6 +8,8 @@ import type { QueryBox } from '../lib/geo/box'
 export interface Visibility {
   /** Allowed dataset states; null = no state filter (the caller's own `+state:` filter decides). */
   states: string[] | null
+  /** States left out even where `states` is null (deleted datasets, unless include_deleted). */
+  excludeStates?: string[]
   includePrivate: boolean
   /** The caller's permission labels; null = every dataset (sysadmin). */
   labels: string[] | null

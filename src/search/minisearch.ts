@@ -210,6 +210,7 @@ export class MemoryIndex implements SearchIndex {
     const v = req.visibility
     const vis = v.states ? newBits(this.capacity) : this.all().slice()
     if (v.states) for (const s of v.states) orInto(vis, this.exactBits('state', s))
+    for (const s of v.excludeStates ?? []) andNotInto(vis, this.exactBits('state', s))
     if (!v.includePrivate) andInto(vis, this.exactBits('capacity', 'public'))
     if (v.labels) andInto(vis, this.labelBits(v.labels))
     for (const t of v.excludeTypes ?? []) andNotInto(vis, this.exactBits('dataset_type', t))

@@ -265,7 +265,8 @@ export class MemorySearchService implements SearchService {
           this.putStamps.set(id, stamp)
         }
         const d = dicts.get(id)
-        if (!d || d.state === 'deleted') index.remove(id)
+        // deleted datasets stay, with their state: package_search finds them only with include_deleted
+        if (!d) index.remove(id)
         else index.put(indexDocument(d, opts))
       }
     }
@@ -301,14 +302,14 @@ export class MemorySearchService implements SearchService {
       return
     }
     const [head] = await io.read('SELECT COALESCE(MAX(seq), 0) AS seq FROM change_log')
-    const rows = await io.read(`SELECT id FROM package WHERE state != 'deleted' ORDER BY metadata_created`)
+    const rows = await io.read(`SELECT id FROM package ORDER BY metadata_created`)
     const ids = rows.map((r) => String(r.id))
     const opts = await this.documentOptions(io)
     const docs: IndexDoc[] = []
     const stamp = ++this.stamp
     for (let i = 0; i < ids.length; i += BATCH) {
       const dicts = await packageDicts(this.ctx(io), ids.slice(i, i + BATCH), { cache: false })
-      for (const d of dicts.values()) if (d.state !== 'deleted') docs.push(indexDocument(d, opts))
+      for (const d of dicts.values()) docs.push(indexDocument(d, opts))
     }
     if (this.index) return // a concurrent load finished first
     this.index = MemoryIndex.build(docs, checker)

@@ -3,9 +3,9 @@ import type { IndexSnapshot } from './minisearch'
 
 const MAGIC = 0x53494458 // "SIDX"
 // 2: private datasets carry a collaborator-<id> label; 3: text as a frozen varint segment;
-// 4: exact values sorted in one string with end offsets; 5: `spatial` geometries. Older snapshots
-// are rebuilt.
-const FORMAT = 5
+// 4: exact values sorted in one string with end offsets; 5: `spatial` geometries; 6: deleted
+// datasets kept (package_search include_deleted). Older snapshots are rebuilt.
+const FORMAT = 6
 
 type Ref = { $a: number }
 interface Header {

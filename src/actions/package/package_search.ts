@@ -86,6 +86,10 @@ export const packageSearch = defineAction({
 :type include_private: bool
 :param include_drafts: include the draft datasets the caller may read (default false)
 :type include_drafts: bool
+:param include_deleted: include the deleted datasets the caller may read (default false): those of
+  organizations the caller is a member of, unowned ones they created, ones they collaborate on;
+  every one for sysadmins. Without it a deleted dataset is never found, even by a \`+state:\` filter
+:type include_deleted: bool
 :param fl: return only these index fields instead of whole dataset dicts
 :type fl: list of strings or a comma-separated string
 :param cursor: "*" to start paging by cursor, then the next_cursor of the previous answer (same
@@ -157,6 +161,10 @@ export const packageSearch = defineAction({
     const spatial = spatialParams(raw)
     const ownState = [p.q ?? '', ...filters].some((s) => s.includes('+state:'))
     const states = ownState ? null : ['active', ...(p.include_drafts ? ['draft'] : []), ...(p.include_deleted ? ['deleted'] : [])]
+    // The index keeps deleted datasets (CKAN with search.remove_deleted_packages off) but answers
+    // as a CKAN that removes them unless include_deleted asks: a caller's own +state: filter alone
+    // does not reach them.
+    const excludeStates = p.include_deleted ? [] : ['deleted']
     const facetOn = (p.facet ?? 'true').toLowerCase() !== 'false'
     const facetFields = facetOn ? (p['facet.field'] ?? []) : []
     const facetLimit = p['facet.limit'] === -2 ? ctx.config.int('search.facets.limit') : p['facet.limit']
@@ -172,6 +180,7 @@ export const packageSearch = defineAction({
         filters: fqs,
         visibility: {
           states,
+          excludeStates,
           includePrivate: p.include_private,
           labels: await permissionLabels(ctx),
           // ckanext-harvest: harvest sources are datasets too, found only when the query asks for them

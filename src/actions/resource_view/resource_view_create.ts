@@ -28,6 +28,9 @@ resource's other views.
 :type view_type: string
 :param config: the type's keys as a JSON object, instead of giving them directly (optional)
 :type config: JSON string
+:param id: the id of the new view (optional; only under service.api_compat 2.11, sysadmins
+    only, a UUID)
+:type id: string
 :returns: the new view, its type's settings at the top level
 :rtype: dictionary`,
   async auth(ctx, input) {
@@ -36,9 +39,9 @@ resource's other views.
   },
   params: z.record(z.string(), z.unknown()),
   async run(ctx, _params, input) {
-    const { res, type, fields } = await checkViewCreate(ctx, input)
+    const { res, type, fields, id } = await checkViewCreate(ctx, input)
     const row = {
-      id: ctx.newId(),
+      id: id ?? ctx.newId(),
       resource_id: res.id,
       title: fields.title ?? null,
       description: fields.description ?? null,

@@ -3,7 +3,10 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { activities, changeLog, users } from '../../db/schema'
 import { ValidationError } from '../../errors'
-import { toBool } from '../../validation/fields'
+import { isMissing, toBool } from '../../validation/fields'
+import { apiAtLeast } from '../../config/api-compat'
+import { createIdError } from '../../model/create-id'
+import { asText } from '../../model/package-validate'
 import { invoke } from '../invoke'
 import { apiTokenCreate } from './api_token_create'
 import { requireCanCreateUser } from '../../auth/user'
@@ -45,7 +48,8 @@ Only sysadmins may call this, unless the site allows creating users through the 
 :type email: string
 :param password: the password (at least service.auth.password_min_length characters)
 :type password: string
-:param id: the id of the new user (optional, sysadmins only)
+:param id: the id of the new user (optional, sysadmins only; under service.api_compat 2.11 a
+    UUID, and another caller's id is refused rather than ignored)
 :type id: string
 ${PROFILE_PARAMS_HELP}
 :param sysadmin: make the user a sysadmin (optional, sysadmins only)
@@ -66,18 +70,28 @@ ${PROFILE_PARAMS_HELP}
   params: z.looseObject({}),
   async run(ctx, _params, input) {
     const privileged = !!ctx.user?.sysadmin || !!ctx.ignoreAuth
-    // ckan: an id is kept only from a sysadmin, and only when no user has it yet
     let id = ctx.newId()
     const given = input.id
-    if (privileged && typeof given === 'string' && given !== '' && !(await findUser(ctx, given)))
+    let idError: string | undefined
+    if (apiAtLeast(ctx.config, '2.11')) {
+      // ckan 2.11: from sysadmins only, a UUID, and no user's id yet; each refused with its message
+      if (!isMissing(given)) {
+        const text = asText(given)
+        idError = createIdError(ctx, text) ?? ((await findUser(ctx, text))?.id === text ? 'Id already exists' : undefined)
+        if (!idError) id = text
+      }
+    } else if (privileged && typeof given === 'string' && given !== '' && !(await findUser(ctx, given))) {
+      // 2.9 and 2.10 here: an id is kept only from a sysadmin, and only when no user has it yet
+      // (CKAN itself took any caller's id, and one in use updated that user)
       id = given
+    }
     const image = planImage(ctx, 'user', input, undefined)
     const cleaned = {
       ...input,
       id: id === given ? given : undefined,
       ...(image.imageUrl !== undefined && { image_url: image.imageUrl }),
     }
-    const { values, pluginExtrasGiven } = await checkUserInput(ctx, cleaned)
+    const { values, pluginExtrasGiven } = await checkUserInput(ctx, cleaned, undefined, { idError })
 
     const row = {
       ...values,
