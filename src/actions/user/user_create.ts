@@ -3,9 +3,8 @@ import { z } from 'zod'
 import { defineAction } from '../action'
 import { activities, changeLog, users } from '../../db/schema'
 import { ValidationError } from '../../errors'
-import { isMissing, toBool } from '../../validation/fields'
+import { isMissing, isUuidText, toBool } from '../../validation/fields'
 import { apiAtLeast } from '../../config/api-compat'
-import { createIdError } from '../../model/create-id'
 import { asText } from '../../model/package-validate'
 import { invoke } from '../invoke'
 import { apiTokenCreate } from './api_token_create'
@@ -74,11 +73,14 @@ ${PROFILE_PARAMS_HELP}
     const given = input.id
     let idError: string | undefined
     if (apiAtLeast(ctx.config, '2.11')) {
-      // ckan 2.11: from sysadmins only, a UUID, and no user's id yet; each refused with its message
-      if (!isMissing(given)) {
+      // ckan 2.11: the action drops the id of a caller who is not a sysadmin, and one that names
+      // a user already (no error either way); a sysadmin's new id must be a UUID
+      if (!isMissing(given) && given !== '') {
         const text = asText(given)
-        idError = createIdError(ctx, text) ?? ((await findUser(ctx, text))?.id === text ? 'Id already exists' : undefined)
-        if (!idError) id = text
+        if (privileged && !(await findUser(ctx, text))) {
+          if (ctx.ignoreAuth || isUuidText(text)) id = text
+          else idError = 'Invalid id provided'
+        }
       }
     } else if (privileged && typeof given === 'string' && given !== '' && !(await findUser(ctx, given))) {
       // 2.9 and 2.10 here: an id is kept only from a sysadmin, and only when no user has it yet
