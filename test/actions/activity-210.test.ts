@@ -46,7 +46,7 @@ async function fiveVersions(t: TestEnv) {
   for (const [i, r] of rs.rows.entries())
     await t.client.execute({
       sql: 'UPDATE activity SET timestamp = ? WHERE id = ?',
-      args: [`2024-01-01T00:00:0${i}.000000`, r.id],
+      args: [`2024-01-01T00:00:0${i}.000000`, String(r.id)],
     })
   /** The notes of each activity of a list, by its id (list data is the title only under 2.9). */
   const versions = (list: any[]) =>
