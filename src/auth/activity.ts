@@ -33,8 +33,9 @@ export async function requireCanSeeActivity(
   if (ctx.user?.sysadmin) return
   if (!activity.activity_type.includes('package'))
     throw new NotAuthorized('object_type not recognized')
-  await requireCanSeePackageActivity(ctx, activity.object_id, includeData)
+  // ckan 2.11: the permission labels of the time are checked before the dataset itself
   await requireCouldReadThen(ctx, activity)
+  await requireCanSeePackageActivity(ctx, activity.object_id, includeData)
 }
 
 /**
@@ -43,7 +44,8 @@ export async function requireCanSeeActivity(
  */
 export async function requireCouldReadThen(ctx: ActionContext, activity: StoredActivity) {
   if (ctx.ignoreAuth) return
-  if (!readableAtTheTime(await viewerFor(ctx, ctx.user), activity)) throw new NotAuthorized()
+  if (!readableAtTheTime(await viewerFor(ctx, ctx.user), activity))
+    throw new NotAuthorized('Unauthorized to view activity data')
 }
 
 /** ckan dashboard_activity_list auth (all dashboard actions): any logged-in user, for their own. */

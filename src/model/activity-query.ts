@@ -156,10 +156,36 @@ export interface PageOptions {
   limit: number
   /** Include activity by hidden users (sysadmins who ask for it). */
   includeHidden?: boolean
-  /** Only activities newer than this timestamp. */
+  /** Only activities newer than this timestamp (newest first, as without it). */
   since?: string
+  /**
+   * ckan 2.10 `before` and `after`: only activities older than `before`, newer than `after`.
+   * With `after` alone the page is counted from the oldest activity after it (the ones closest
+   * to it), and still given newest first.
+   */
+  before?: string
+  after?: string
+  /** ckan 2.10 `activity_types` (only these) or `exclude_activity_types` (all but these). */
+  types?: { only?: string[]; except?: string[] }
   /** Leave out activities by this user. */
   excludeUser?: string
+}
+
+/** The conditions every arm of a page applies on its own index: time window and types. */
+function armFilter(o: PageOptions): Sql {
+  const parts: Sql[] = []
+  if (o.since !== undefined) parts.push(sql` AND x.timestamp > ${o.since}`)
+  if (o.after !== undefined) parts.push(sql` AND x.timestamp > ${o.after}`)
+  if (o.before !== undefined) parts.push(sql` AND x.timestamp < ${o.before}`)
+  if (o.types?.only)
+    parts.push(
+      sql` AND x.activity_type IN (SELECT value FROM json_each(${JSON.stringify(o.types.only)}))`,
+    )
+  else if (o.types?.except)
+    parts.push(
+      sql` AND x.activity_type NOT IN (SELECT value FROM json_each(${JSON.stringify(o.types.except)}))`,
+    )
+  return joinSql(parts, '')
 }
 
 /**
@@ -169,7 +195,8 @@ export interface PageOptions {
  * limit), the union is cut to K again, and only those K rows are read and checked. Rows the
  * viewer may not see are rare, so one query is usually enough; when too many of the K were
  * dropped and more exist, K grows and the query runs again. Ties on timestamp go by insertion
- * order (rowid).
+ * order (rowid). With `after` alone the same is done from the oldest end (ckan: the order is
+ * reversed, paged, and reversed back).
  */
 export async function activityPage(
   ctx: ActionContext,
@@ -178,24 +205,29 @@ export async function activityPage(
 ): Promise<StoredActivity[]> {
   const want = o.offset + o.limit
   if (!sources.length || o.limit <= 0) return []
-  const since = o.since === undefined ? sql`` : sql` AND x.timestamp > ${o.since}`
+  const fromOldest = o.after !== undefined && o.before === undefined
+  const dir = fromOldest ? sql` ASC` : sql` DESC`
+  const within = armFilter(o)
   const visible = visibleSql(ctx, o.viewer, !!o.includeHidden, o.excludeUser)
   // A little more than the page, so that a few dropped rows do not cost a second query.
   for (let k = Math.ceil(want * 1.25) + 4; ; k *= 4) {
     const arms = sources.map(
-      (s) => sql`SELECT * FROM (${s}${since} ORDER BY ts DESC, rid DESC LIMIT ${k})`,
+      (s) => sql`SELECT * FROM (${s}${within} ORDER BY ts${dir}, rid${dir} LIMIT ${k})`,
     )
     const q = sql`SELECT a.rowid AS rid, a.id, a.timestamp, a.user_id, a.object_id,
         a.activity_type, a.data, ${visible} AS visible
       FROM (SELECT rid, ts FROM (${joinSql(arms, ' UNION ')})
-        ORDER BY ts DESC, rid DESC LIMIT ${k}) c
+        ORDER BY ts${dir}, rid${dir} LIMIT ${k}) c
       JOIN activity a ON a.rowid = c.rid
-      ORDER BY c.ts DESC, c.rid DESC`
+      ORDER BY c.ts${dir}, c.rid${dir}`
     const rows = await ctx.read(q.text, q.args)
     const shown = rows
       .filter((r) => Number(r.visible) === 1)
       .map(storedActivity)
       .filter((a) => readableAtTheTime(o.viewer, a))
-    if (shown.length >= want || rows.length < k) return shown.slice(o.offset, want)
+    if (shown.length >= want || rows.length < k) {
+      const page = shown.slice(o.offset, want)
+      return fromOldest ? page.reverse() : page
+    }
   }
 }

@@ -54,17 +54,21 @@ export async function lastViewed(ctx: ActionContext, user: DashboardUser): Promi
   return row ? String(row.t) : user.created
 }
 
-/** A page of the user's dashboard, each activity marked `is_new` (never for their own). */
+/**
+ * A page of the user's dashboard, each activity marked `is_new` (never for their own), with
+ * its whole data or (`withData` false) only the title of each object.
+ */
 export async function dashboardActivities(
   ctx: ActionContext,
   user: DashboardUser,
-  page: { offset: number; limit: number },
+  page: { offset: number; limit: number; before?: string; after?: string },
+  withData = false,
 ): Promise<ActivityDict[]> {
   const [viewer, seen] = await Promise.all([viewerFor(ctx, user), lastViewed(ctx, user)])
   // ckan: the dashboard always leaves out hidden users' activity
   const rows = await activityPage(ctx, dashboardSources(user.id, viewer, true), { viewer, ...page })
   return rows.map((r) => ({
-    ...activityToDict(r, false),
+    ...activityToDict(r, withData),
     is_new: r.user_id !== user.id && r.timestamp > seen,
   }))
 }

@@ -1,7 +1,7 @@
 // group_activity_list: the activity stream of a group and its datasets (organizations share it).
 import { defineAction } from '../action'
 import { requireCanReadGroup } from '../../auth/group'
-import { activityListPage, PAGE_PARAMS_HELP } from '../activity-list'
+import { activityListPage, PAGE_PARAMS_HELP, typesHelp } from '../activity-list'
 import { groupStream, orgStream } from '../../model/activity-sources'
 import { kindOf, loadGroup } from '../../model/group'
 import { activityListParams } from '../../validation/activity'
@@ -17,6 +17,9 @@ ${
 only to those who may read them (could read them then). You
 must be allowed to see the ${kind}.
 
+Each activity's data holds only the title of its dataset or ${kind} under service.api_compat 2.9,
+and the whole object as it was after the activity under 2.10 and later.
+
 :param id: the id or name of the ${kind}
 :type id: string
 ${PAGE_PARAMS_HELP}
@@ -24,6 +27,7 @@ ${PAGE_PARAMS_HELP}
     service.hide_activity_from_users); sysadmins only, ignored for others
     (optional, default: False)
 :type include_hidden_activity: bool
+${typesHelp(false)}
 :rtype: list of dictionaries`
 
 /** group_activity_list and organization_activity_list differ in the kind and its datasets. */
@@ -41,8 +45,8 @@ export function groupActivityListAction({ name, isOrg }: { name: string; isOrg: 
       return activityListPage(
         ctx,
         (viewer) => (isOrg ? orgStream(g.id, viewer) : groupStream(g.id, viewer)),
-        p,
-        p.include_hidden_activity,
+        // ckan: exclude_activity_types is accepted but not read here
+        { ...p, types: p.activity_types?.length ? { only: p.activity_types } : undefined },
       )
     },
   })

@@ -16,6 +16,9 @@ Activities about datasets that are private now, or were then, are left out unles
 read those datasets (could read them then), and so are activities by hidden users (the site user, or
 service.hide_activity_from_users). You must be allowed to see the user.
 
+Each activity's data holds only the title of its object under service.api_compat 2.9, and the
+whole object as it was after the activity under 2.10 and later.
+
 :param id: the id or name of the user
 :type id: string
 ${PAGE_PARAMS_HELP}
@@ -26,7 +29,8 @@ ${PAGE_PARAMS_HELP}
   params: activityListParams,
   async run(ctx, p) {
     const user = await loadUser(ctx, p.id)
-    // include_hidden_activity is not honoured here: hidden users' activities stay out
-    return activityListPage(ctx, () => userStream(user.id), p)
+    // ckan: include_hidden_activity and the type filters are accepted but not read here
+    const { offset, limit, before, after } = p
+    return activityListPage(ctx, () => userStream(user.id), { offset, limit, before, after })
   },
 })

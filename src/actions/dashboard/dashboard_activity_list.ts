@@ -1,7 +1,7 @@
 // dashboard_activity_list: the caller's dashboard, each activity marked new or not.
 import { z } from 'zod'
 import { defineAction } from '../action'
-import { PAGE_PARAMS_HELP } from '../activity-list'
+import { listsCarryData, PAGE_PARAMS_HELP } from '../activity-list'
 import { requireDashboardUser } from '../../auth/activity'
 import { dashboardActivities } from '../../model/dashboard'
 import { activityPageOf, pageParams } from '../../validation/activity'
@@ -14,7 +14,9 @@ of the users, datasets, groups and organizations you follow (with the datasets o
 groups and organizations).
 
 Each activity has is_new: true when it happened after you last marked your dashboard seen
-(dashboard_mark_activities_old); your own activities are never new.
+(dashboard_mark_activities_old); your own activities are never new. Each activity's data holds
+only the title of its object under service.api_compat 2.9, and the whole object as it was after
+the activity under 2.10 and later.
 
 ${PAGE_PARAMS_HELP}
 :rtype: list of dictionaries`,
@@ -22,6 +24,11 @@ ${PAGE_PARAMS_HELP}
   auth: (ctx) => void requireDashboardUser(ctx),
   params: z.object(pageParams),
   async run(ctx, p) {
-    return dashboardActivities(ctx, requireDashboardUser(ctx), activityPageOf(ctx.config, p))
+    return dashboardActivities(
+      ctx,
+      requireDashboardUser(ctx),
+      activityPageOf(ctx.config, p),
+      listsCarryData(ctx),
+    )
   },
 })

@@ -344,8 +344,14 @@ def action(name, data, user, ignore_auth):
     as the same user (the site user for an anonymous caller), counted in the report."""
     anonymous_user = user in (None, "", "127.0.0.1")
     cred = None if anonymous_user else credential(user)
-    r = post_action(name, data, cred)
-    envelope = _envelope(r, name)
+    # CKAN keeps a dataset's `state` on create only from sysadmins or without authorization
+    # (ignore_not_package_admin): a test that sets it as a plain user relies on the latter
+    privileged_input = name.endswith("_create") and "state" in data and not anonymous_user and user != state["site"]
+    if ignore_auth and privileged_input:
+        r, envelope = None, {"error": {"__type": "Authorization Error"}}
+    else:
+        r = post_action(name, data, cred)
+        envelope = _envelope(r, name)
     if ignore_auth and not envelope.get("success") and _refused(envelope):
         stats["auth_skipped"] += 1
         if any(_is_file(v) for v in data.values()):
