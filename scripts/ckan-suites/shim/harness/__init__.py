@@ -344,9 +344,13 @@ def action(name, data, user, ignore_auth):
     as the same user (the site user for an anonymous caller), counted in the report."""
     anonymous_user = user in (None, "", "127.0.0.1")
     cred = None if anonymous_user else credential(user)
-    # CKAN keeps a dataset's `state` on create only from sysadmins or without authorization
-    # (ignore_not_package_admin): a test that sets it as a plain user relies on the latter
-    privileged_input = name.endswith("_create") and "state" in data and not anonymous_user and user != state["site"]
+    # inputs CKAN keeps only from sysadmins or when authorization is skipped: a dataset's `state`
+    # on create (ignore_not_package_admin), `include_hidden_activity` (ignore_not_sysadmin). A
+    # test giving them as another caller relies on the skipping, so the call goes that way.
+    privileged_input = user != state["site"] and (
+        (name.endswith("_create") and "state" in data and not anonymous_user)
+        or bool(data.get("include_hidden_activity"))
+    )
     if ignore_auth and privileged_input:
         r, envelope = None, {"error": {"__type": "Authorization Error"}}
     else:
