@@ -26,8 +26,9 @@ import { nodeSchemas } from '../../src/runtime/node-schemas'
 import { callAction } from '../../src/actions/call'
 import { systemContext, type Deps } from '../../src/context'
 import { contextFor } from '../../src/http/request-context'
-import { userForKey } from '../../src/auth/api-key'
+import { activeUser } from '../../src/model/user'
 import { fail, ok } from '../../src/http/envelope'
+import { CSRF_COOKIE, newCsrfToken, sessionCookie } from '../../src/web/session'
 
 /** CKAN's test-core.ini, as far as this catalogue reads it. */
 const PROFILE: Record<string, string> = {
@@ -63,8 +64,8 @@ interface Current {
   close: () => void
   file: string
   config: string
-  site: { name: string; credential: string }
-  credentials: Map<string, string>
+  site: { name: string; credential: Headers }
+  credentials: Map<string, Headers>
 }
 let current: Current | null = null
 
@@ -97,29 +98,42 @@ async function open(file: string, overrides: Record<string, string>): Promise<Cu
       datastore.close()
       opened.close()
     },
-    site: { name: site.name, credential: '' },
+    site: { name: site.name, credential: {} },
     credentials: new Map(),
   }
   cur.site.credential = await credentialFor(cur, site.name)
   return cur
 }
 
-/** The user's legacy key under 2.9 (what CKAN 2.9's tests had), else an API token made once. */
-async function credentialFor(cur: Current, user: string): Promise<string> {
+type Headers = Record<string, string>
+
+/**
+ * The headers that sign a user in: under 2.9 the user's legacy key (what CKAN 2.9's tests had);
+ * from 2.10 the web session cookie with its CSRF token (CKAN 2.10's enable_cookie_auth_in_api),
+ * which, unlike an API token made for the purpose, leaves nothing in the catalogue that a test
+ * could count.
+ */
+async function credentialFor(cur: Current, user: string): Promise<Headers> {
   const known = cur.credentials.get(user)
   if (known) return known
   const sys = { ...systemContext(cur.deps), ignoreAuth: true }
-  let credential: string | null = null
-  if (!apiAtLeast(cur.deps.config, '2.10')) {
-    const shown = await callAction<{ apikey?: string | null }>(sys, 'user_show', { id: user })
-    credential = shown.apikey ?? null
+  const shown = await callAction<{ id: string; apikey?: string | null }>(sys, 'user_show', { id: user })
+  let headers: Headers
+  if (!apiAtLeast(cur.deps.config, '2.10') && shown.apikey) headers = { Authorization: shown.apikey }
+  else {
+    const set = await sessionCookie(cur.deps, new URL('http://127.0.0.1/'), { id: shown.id })
+    const session = set.split(';')[0]!
+    const csrf = newCsrfToken()
+    headers = { Cookie: `${session}; ${CSRF_COOKIE}=${csrf}`, 'X-CSRFToken': csrf }
   }
-  if (!credential) {
-    const made = await callAction<{ token: string }>(sys, 'api_token_create', { user, name: 'ckan-suites harness' })
-    credential = made.token
-  }
-  cur.credentials.set(user, credential)
-  return credential
+  cur.credentials.set(user, headers)
+  return headers
+}
+
+async function callerNamed(cur: Current, user: string) {
+  const sys = { ...systemContext(cur.deps), ignoreAuth: true }
+  const shown = await callAction<{ id: string }>(sys, 'user_show', { id: user })
+  return activeUser(cur.deps, shown.id)
 }
 
 async function reset(clean: boolean, overrides: Record<string, string>): Promise<Current> {
@@ -165,7 +179,7 @@ async function main() {
         const { user, params } = (await req.json()) as { user: string | null; params: Record<string, unknown> }
         if (!current) current = await reset(true, {})
         const cur = current
-        const caller = user ? await userForKey(cur.deps, await credentialFor(cur, user)) : null
+        const caller = user ? await callerNamed(cur, user) : null
         try {
           const result = await callAction({ ...contextFor(cur.deps, caller), ignoreAuth: true }, name, params ?? {})
           return ok(name, result)

@@ -1,5 +1,6 @@
 // Groups and organizations (one code path): lookup, visibility, dataset counts and result dicts.
 import { and, asc, count, desc, eq, inArray, or } from 'drizzle-orm'
+import { apiAtLeast } from '../config/api-compat'
 import { groupExtras, groups, members, packages, users } from '../db/schema'
 import type { ActionContext } from '../context'
 import { NotFound, ValidationError } from '../errors'
@@ -295,7 +296,9 @@ export const SHOW_DEFAULTS = (ctx: ActionContext, isOrg: boolean): GroupDictOpti
   datasets: 0,
   count: true,
   extras: true,
-  users: isOrg && ctx.config.bool('service.auth.public_user_details'),
+  // seed: group_show leaves users out by default; CKAN (and this catalogue from api_compat 2.10)
+  // includes them in both when user details are public
+  users: (isOrg || apiAtLeast(ctx.config, '2.10')) && ctx.config.bool('service.auth.public_user_details'),
   groups: true,
   tags: true,
   followers: true,

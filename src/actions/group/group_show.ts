@@ -85,7 +85,7 @@ export function showAction({ name, isOrg }: { name: string; isOrg: boolean }) {
   return defineAction({
     name,
     readOnly: true,
-    help: help(kind, isOrg ? 'True' : 'False'),
+    help: help(kind, isOrg ? 'True' : 'False; True under api_compat 2.10 and later'),
     // ckan: the id and the flags are checked before the group is looked up
     validateFirst: true,
     auth: async (ctx, input) => requireCanReadGroup(ctx, await loadGroup(ctx, input.id, { isOrg })),

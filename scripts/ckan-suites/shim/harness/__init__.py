@@ -21,6 +21,16 @@ BASE = os.environ.get("HARNESS_URL", "http://127.0.0.1:5055")
 API_COMPAT = os.environ.get("API_COMPAT", "2.9")
 session = requests.Session()
 
+
+class _NoCookies(__import__("http.cookiejar").cookiejar.DefaultCookiePolicy):
+    """Each call carries only the credential the test names: answers' cookies are not kept."""
+
+    def set_ok(self, cookie, request):
+        return False
+
+
+session.cookies.set_policy(_NoCookies())
+
 # True while a test body runs: a CKAN internal used then skips the test; at import time it is inert.
 running = {"now": False}
 # what the run changed: counts shown in the summary
@@ -283,7 +293,7 @@ def _is_file(v):
 
 
 def post_action(name, data, cred):
-    headers = {"Authorization": cred} if cred else {}
+    headers = dict(cred) if cred else {}
     files = {k: v for k, v in data.items() if _is_file(v)}
     if files:
         form = []
@@ -419,7 +429,7 @@ class App:
         environ.update(environ_overrides or {})
         user = environ.get("REMOTE_USER")
         if user:
-            headers["Authorization"] = credential(user)
+            headers.update(credential(user))
         if content_type:
             headers["Content-Type"] = content_type
         q = query_string or (params if method == "GET" else None)
