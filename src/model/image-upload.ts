@@ -5,6 +5,8 @@ import { ValidationError } from '../errors'
 import { assertBlobKey, InvalidBlobKey } from '../storage/blob-store'
 import { claimUpload, deleteBlobs, StagedUpload } from '../storage/staged-upload'
 import { toBool } from '../validation/fields'
+import { apiAtLeast } from '../config/api-compat'
+import { guessMimetype } from './mimetype'
 
 /** ckan: the uploader's object types; organizations share the group folder. */
 export type ImageOwner = 'user' | 'group'
@@ -41,13 +43,49 @@ export function mungeFilenameLegacy(name: string): string {
 function checkType(ctx: ActionContext, owner: ImageOwner, upload: StagedUpload) {
   const mimetypes = ctx.config.list(`service.upload.${owner}.mimetypes`)
   const types = ctx.config.list(`service.upload.${owner}.types`)
-  if (!mimetypes.length && !types.length) return
+  const v210 = apiAtLeast(ctx.config, '2.10')
+  const refuse = (type: string) => new ValidationError({ image_upload: [`Unsupported upload type: ${type}`] })
+  if (!mimetypes.length && !types.length) {
+    // ckan 2.10: no list at all means no uploads; 2.9 took any file
+    if (v210) throw new ValidationError({ image_upload: [`No uploads allowed for object type ${owner}`] })
+    return
+  }
+  // ckan 2.10: "*" first in a list accepts anything of that kind
+  const anyMimetype = mimetypes[0] === '*'
+  const anyType = types[0] === '*'
+  if (v210 && mimetypes.length && !anyMimetype)
+    // ckan 2.10: what the file's name and the client declare is checked too
+    for (const declared of [guessMimetype(upload.name), upload.type])
+      if (declared && !mimetypes.includes(declared)) throw refuse(declared)
   const actual = upload.sniffed ?? 'application/octet-stream'
-  if (
-    (mimetypes.length && !mimetypes.includes(actual)) ||
-    (types.length && !types.includes(actual.split('/')[0]!))
-  )
-    throw new ValidationError({ image_upload: [`Unsupported upload type: ${actual}`] })
+  if (mimetypes.length && !anyMimetype && !mimetypes.includes(actual)) throw refuse(actual)
+  if (types.length && !anyType && !types.includes(actual.split('/')[0]!)) throw refuse(actual)
+}
+
+/** Python's mimetypes.guess_extension for the types sniffType names. */
+const PREFERRED_EXTENSION: Record<string, string> = {
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/gif': '.gif',
+  'image/bmp': '.bmp',
+  'image/tiff': '.tiff',
+  'image/webp': '.webp',
+  'image/avif': '.avif',
+  'image/svg+xml': '.svg',
+  'image/vnd.microsoft.icon': '.ico',
+  'application/pdf': '.pdf',
+  'application/zip': '.zip',
+  'application/gzip': '.gz',
+  'application/octet-stream': '.bin',
+  'text/plain': '.txt',
+  'text/html': '.html',
+  'text/xml': '.xml',
+}
+
+/** pathlib's with_suffix: the text after the last dot replaced, or the suffix added. */
+const withSuffix = (name: string, ext: string) => {
+  const dot = name.lastIndexOf('.')
+  return dot > 0 && dot < name.length - 1 ? name.slice(0, dot) + ext : name + ext
 }
 
 /**
@@ -69,7 +107,10 @@ export function planImage(
     checkType(ctx, owner, upload)
     // ckan: the name is str(utcnow()) + the client's name, munged
     const stamp = ctx.now().replace('T', ' ').replace(/Z$/, '')
-    const name = mungeFilenameLegacy(stamp + upload.name)
+    let name = mungeFilenameLegacy(stamp + upload.name)
+    // ckan 2.10: the stored name takes the extension of the type the content shows
+    const ext = apiAtLeast(ctx.config, '2.10') && upload.sniffed ? PREFERRED_EXTENSION[upload.sniffed] : undefined
+    if (ext) name = withSuffix(name, ext)
     let key: string
     try {
       key = assertBlobKey(imageKey(owner, name))

@@ -258,3 +258,62 @@ describe('sniffType', () => {
     expect(sniffType(new Uint8Array(bytes))).toBe(type)
   })
 })
+
+describe('CKAN 2.10 image rules (api_compat 2.11), beside 2.9', () => {
+  const envs: Record<string, { t: TestEnv; url: string; close: () => Promise<void>; sys: Who }> = {}
+  const make = async (key: string, overrides: Record<string, string>) => {
+    const t = await setup(overrides)
+    const s = await listen(t.app)
+    envs[key] = { t, url: s.url, close: s.close, sys: await t.make.sysadmin() }
+  }
+  beforeAll(async () => {
+    await make('2.9 none', { 'service.upload.user.types': '', 'service.upload.user.mimetypes': '' })
+    await make('2.11 none', { 'ckan.api_compat': '2.11', 'ckan.upload.user.types': '', 'ckan.upload.user.mimetypes': '' })
+    await make('2.11 any', { 'ckan.api_compat': '2.11', 'ckan.upload.user.types': '*', 'ckan.upload.user.mimetypes': '*' })
+    await make('2.11', { 'ckan.api_compat': '2.11' })
+    await make('2.9', {})
+  })
+  afterAll(async () => {
+    for (const e of Object.values(envs)) await e.close()
+  })
+  const newUser = async (key: string, file: { bytes: Uint8Array<ArrayBuffer> | string; name: string; type?: string }) => {
+    const e = envs[key]!
+    const name = uniq('u')
+    const f = form({ name, email: `${name}@example.org`, password: 'password123' }, file)
+    const res = await fetch(`${e.url}/api/3/action/user_create`, { method: 'POST', body: f, headers: { authorization: e.sys.apikey } })
+    return { status: res.status, body: (await res.json()) as any }
+  }
+  const JPEG = () => {
+    const b = png()
+    b.set([0xff, 0xd8, 0xff, 0xe0], 0)
+    return b
+  }
+
+  it('with both lists empty: any file under 2.9, no uploads from 2.10', async () => {
+    expect((await newUser('2.9 none', { bytes: '{"a": 1}', name: 'file.json', type: 'application/json' })).status).toBe(200)
+    const r = await newUser('2.11 none', { bytes: png(), name: 'x.png' })
+    expect(r.body.error).toEqual({ __type: 'Validation Error', image_upload: ['No uploads allowed for object type user'] })
+  })
+
+  it('"*" accepts any file', async () => {
+    const r = await newUser('2.11 any', { bytes: '{"a": 1}', name: 'file.json', type: 'application/json' })
+    expect(r.status).toBe(200)
+    expect(r.body.result.image_url).toMatch(/file\.txt$/) // the content is text
+  })
+
+  it('checks the declared types from 2.10 (the name, the part type), only the content under 2.9', async () => {
+    const named = await newUser('2.11', { bytes: png(), name: 'picture.txt' })
+    expect(named.body.error).toEqual({ __type: 'Validation Error', image_upload: ['Unsupported upload type: text/plain'] })
+    const declared = await newUser('2.11', { bytes: png(), name: 'picture.png', type: 'text/html' })
+    expect(declared.body.error.image_upload).toEqual(['Unsupported upload type: text/html'])
+    expect((await newUser('2.9', { bytes: png(), name: 'picture.txt' })).status).toBe(200)
+  })
+
+  it('names the stored file by the content\'s type from 2.10', async () => {
+    const r211 = await newUser('2.11', { bytes: JPEG(), name: 'file.png', type: 'image/png' })
+    expect(r211.body.result.image_url).toMatch(/file\.jpg$/)
+    expect(r211.body.result.image_display_url).toMatch(/file\.jpg$/)
+    const r29 = await newUser('2.9', { bytes: JPEG(), name: 'file.png', type: 'image/png' })
+    expect(r29.body.result.image_url).toMatch(/file\.png$/)
+  })
+})
