@@ -249,7 +249,8 @@ const pyType = (v: unknown) =>
 export function assertListsOfDicts(input: Record<string, unknown>, keys: string[]) {
   for (const key of keys) {
     const v = input[key]
-    if (v === undefined || v === null) continue
+    // ckan: null is not [] either (navl refuses anything but a list against a subschema)
+    if (v === undefined) continue
     const isDict = (x: unknown) => !!x && typeof x === 'object' && !Array.isArray(x)
     if (!Array.isArray(v)) {
       if (typeof v === 'string' && v === '') continue

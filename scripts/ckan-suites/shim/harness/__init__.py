@@ -329,6 +329,11 @@ def raise_for(envelope, status):
         raise NotFound(message)
     if kind == "Authorization Error":
         raise NotAuthorized(message)
+    if kind == "Integrity Error":
+        # what CKAN's API answers for navl's DataError (data that cannot be flattened)
+        from ckan.lib.navl.dictization_functions import DataError
+
+        raise DataError(message)
     if kind in ("Search Query Error",):
         raise SearchQueryError(message or str(rest))
     if kind in ("Search Error",):
