@@ -98,6 +98,19 @@ describe('vocabulary_create', () => {
     expect(r.body.error.__type).toBe('Integrity Error')
   })
 
+  it('answers an Integrity Error for tags=null, on create and update (CKAN: navl DataError)', async () => {
+    const r = await t.call('vocabulary_create', { name: uniq('v'), tags: null }, sys)
+    expect(r.status).toBe(400)
+    expect(r.body.error).toMatchObject({
+      __type: 'Integrity Error',
+      message: "Only lists of dicts can be placed against subschema ('tags',), not <class 'NoneType'>",
+    })
+    const v = await t.ok('vocabulary_create', { name: uniq('v'), tags: [{ name: 'kept' }] }, sys)
+    const u = await t.call('vocabulary_update', { id: v.id, tags: null }, sys)
+    expect(u.status).toBe(400)
+    expect((await t.ok('vocabulary_show', { id: v.id })).tags.map((x: { name: string }) => x.name)).toEqual(['kept'])
+  })
+
   it('refuses anonymous callers and plain users', async () => {
     const anon = await t.call('vocabulary_create', { name: uniq('v') })
     expect(anon.status).toBe(403)
