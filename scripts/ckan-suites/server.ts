@@ -28,6 +28,7 @@ import { systemContext, type Deps } from '../../src/context'
 import { contextFor } from '../../src/http/request-context'
 import { activeUser } from '../../src/model/user'
 import { fail, ok } from '../../src/http/envelope'
+import { NotFound } from '../../src/errors'
 import { CSRF_COOKIE, newCsrfToken, sessionCookie } from '../../src/web/session'
 
 /** CKAN's test-core.ini, as far as this catalogue reads it. */
@@ -117,10 +118,14 @@ async function credentialFor(cur: Current, user: string): Promise<Headers> {
   const known = cur.credentials.get(user)
   if (known) return known
   const sys = { ...systemContext(cur.deps), ignoreAuth: true }
-  const shown = await callAction<{ id: string; apikey?: string | null }>(sys, 'user_show', { id: user })
+  const shown = await callAction<{ id: string }>(sys, 'user_show', { id: user })
   let headers: Headers
-  if (!apiAtLeast(cur.deps.config, '2.10') && shown.apikey) headers = { Authorization: shown.apikey }
-  else {
+  if (!apiAtLeast(cur.deps.config, '2.10')) {
+    // CKAN 2.9 reads no session cookie on the API: the user's key, else a token made once
+    const row = await activeUser(cur.deps, shown.id)
+    const key = row?.apikey ?? (await callAction<{ token: string }>(sys, 'api_token_create', { user: shown.id, name: 'ckan-suites harness' })).token
+    headers = { Authorization: key }
+  } else {
     const set = await sessionCookie(cur.deps, new URL('http://127.0.0.1/'), { id: shown.id })
     const session = set.split(';')[0]!
     const csrf = newCsrfToken()
@@ -172,7 +177,12 @@ async function main() {
       if (url.pathname === '/__harness/credential') {
         const { user } = (await req.json()) as { user: string }
         if (!current) current = await reset(true, {})
-        return json({ credential: await credentialFor(current, user) })
+        try {
+          return json({ credential: await credentialFor(current, user) })
+        } catch (e) {
+          if (e instanceof NotFound) return json({ error: `no user ${user}` }, 404)
+          throw e
+        }
       }
       if (url.pathname.startsWith('/__harness/call/')) {
         const name = url.pathname.slice('/__harness/call/'.length)

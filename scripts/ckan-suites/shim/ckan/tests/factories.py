@@ -91,6 +91,15 @@ class _Meta(type):
     def __call__(cls, **kwargs):
         return cls.create(**kwargs)
 
+    def __getattr__(cls, name):
+        # factory_boy exposes declared defaults as class attributes (factories.User.password)
+        for klass in cls.__mro__:
+            d = klass.__dict__.get("defaults", {})
+            if name in d:
+                v = d[name]
+                return v() if callable(v) else v
+        raise AttributeError(name)
+
 
 class Factory(metaclass=_Meta):
     action = None
@@ -140,6 +149,10 @@ class Factory(metaclass=_Meta):
     @classmethod
     def build(cls, **kwargs):
         return cls._attributes(kwargs)
+
+    @classmethod
+    def attributes(cls, create=False, extra=None):
+        return cls._attributes(dict(extra or {}))
 
     @classmethod
     def model(cls, **kwargs):
