@@ -480,7 +480,9 @@ class App:
 
 # routes CKAN's tests name, as url_for knows them
 def url_for(*args, **kw):
-    endpoint = args[0] if args else kw.pop("endpoint")
+    endpoint = args[0] if args else kw.pop("endpoint", None)
+    if endpoint is None:
+        not_applicable("url_for by controller and action (Pylons routes)")
     if endpoint.startswith("/"):
         return endpoint
     qualified = kw.pop("qualified", False)
