@@ -135,10 +135,16 @@ async function credentialFor(cur: Current, user: string): Promise<Headers> {
   return headers
 }
 
+/** The user a test names as the caller; one that does not exist is nobody, as in CKAN. */
 async function callerNamed(cur: Current, user: string) {
   const sys = { ...systemContext(cur.deps), ignoreAuth: true }
-  const shown = await callAction<{ id: string }>(sys, 'user_show', { id: user })
-  return activeUser(cur.deps, shown.id)
+  try {
+    const shown = await callAction<{ id: string }>(sys, 'user_show', { id: user })
+    return activeUser(cur.deps, shown.id)
+  } catch (e) {
+    if (e instanceof NotFound) return null
+    throw e
+  }
 }
 
 async function reset(clean: boolean, overrides: Record<string, string>): Promise<Current> {

@@ -148,6 +148,10 @@ export const OPTIONS: OptionDef[] = [
   o('service.storage_path', 'string', './data/uploads', 'Directory of uploaded files on Node (keys such as resources/<id>/<file> below it).'),
   o('service.max_resource_size', 'int', 10, 'Largest accepted resource upload, in MB (CKAN: ckan.max_resource_size).'),
   o('service.max_image_size', 'int', 2, 'Largest accepted user/group/organization image, in MB (CKAN: ckan.max_image_size).'),
+  {
+    ...o('service.mimetype_guess', 'string', 'file_ext', 'How a resource without a given mimetype gets one: file_ext (from its URL\'s or uploaded file\'s extension), file_contents (from an uploaded file\'s first bytes), none (CKAN: ckan.mimetype_guess).'),
+    choices: ['file_ext', 'file_contents', 'none'],
+  },
   o('service.upload.user.types', 'list', ['image'], 'Top-level media types accepted as user images (image_upload), judged from the content; "*" first: any. Both this and .mimetypes empty: any file under api_compat 2.9, no uploads from 2.10 (CKAN: ckan.upload.user.types).'),
   o('service.upload.user.mimetypes', 'list', ['image/png', 'image/gif', 'image/jpeg'], 'Media types accepted as user images, judged from the content (from api_compat 2.10 also the file name\'s and the declared type); "*" first: any (CKAN: ckan.upload.user.mimetypes).'),
   o('service.upload.group.types', 'list', ['image'], 'Top-level media types accepted as group and organization images (image_upload), judged from the content; "*" first: any. Both this and .mimetypes empty: any file under api_compat 2.9, no uploads from 2.10 (CKAN: ckan.upload.group.types).'),

@@ -29,6 +29,10 @@ export function stageInto(deps: Deps, staged: StagedUpload[]): StageFile {
       let sniffed: string | undefined
       if (part.name === 'image_upload') ({ sniffed, body } = await sniffStream(body))
       const contentType = sniffed ?? safeType(part) ?? 'application/octet-stream'
+      // ckan.mimetype_guess = file_contents: a resource file's type from its first bytes (only its
+      // mimetype; it is still served as the client declared it)
+      if (option === LIMITS.upload && deps.config.str('service.mimetype_guess') === 'file_contents')
+        ({ sniffed, body } = await sniffStream(body))
       const put = await deps.blobs.put(key, body, { maxBytes, contentType })
       const upload = new StagedUpload(
         part.name,

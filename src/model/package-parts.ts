@@ -43,6 +43,7 @@ export function planResources(
       packageId: id,
       position,
       now,
+      mimetypeGuess: ctx.config.str('service.mimetype_guess'),
     })
   })
   const keep = new Set(rows.map((x) => x.id))

@@ -43,6 +43,8 @@ export interface MergeAt {
   packageId: string
   position: number
   now: string
+  /** ckan.mimetype_guess: from the URL's or file's extension, from an upload's content, or none. */
+  mimetypeGuess?: string
 }
 
 /**
@@ -86,15 +88,19 @@ export function mergeResource(
   for (const k of CLEARED_WHEN_OMITTED) row[k] = has(k) ? (c[k] as string | null) : null
   for (const k of KEPT_WHEN_OMITTED) if (has(k)) (row as Record<string, unknown>)[k] = c[k]
   if (existing && has('created') && c.created === null) row.created = existing.created
-  // ckan (mimetype_guess = file_ext): without a mimetype key, the given URL's extension decides
-  if (!has('mimetype')) row.mimetype = guessResourceMimetype(row.url)
+  // ckan (mimetype_guess = file_ext, the default): without a mimetype key, the given URL's
+  // extension decides; other settings guess nothing from the URL
+  const guess = at.mimetypeGuess ?? 'file_ext'
+  if (!has('mimetype')) row.mimetype = guess === 'file_ext' ? guessResourceMimetype(row.url) : null
   if (input.upload) {
     row.url_type = 'upload'
     row.url = sanitizeFileName(input.upload.name)
     row.size = input.upload.size
     row.last_modified = at.now
-    // ckan: else the uploaded file's name does
-    if (!has('mimetype')) row.mimetype ??= guessMimetype(row.url)
+    // ckan: else the uploaded file's name does (file_ext), or its content (file_contents)
+    if (!has('mimetype'))
+      row.mimetype ??=
+        guess === 'file_ext' ? guessMimetype(row.url) : guess === 'file_contents' ? (input.upload.sniffed ?? null) : null
   } else if (input.clearUpload && row.url_type === 'upload') {
     row.url_type = ''
   }

@@ -109,6 +109,7 @@ export async function saveResource(
     packageId: pkg.id,
     position,
     now,
+    mimetypeGuess: ctx.config.str('service.mimetype_guess'),
   })
   if (res.upload) uploadKeyFor(row)
   const stmt = existing

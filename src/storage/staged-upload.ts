@@ -20,7 +20,8 @@ export class StagedUpload {
     readonly sha256: string,
     /** The part's Content-Type, when the client sent one. */
     readonly type?: string,
-    /** The media type judged from the first bytes (image parts only; see lib/sniff-type). */
+    /** The media type judged from the first bytes (image parts, and resource files under
+     * mimetype_guess = file_contents; see lib/sniff-type). */
     readonly sniffed?: string,
   ) {}
 }

@@ -97,3 +97,44 @@ describe('mimetype guessing', () => {
     expect(body.result.mimetype).toBe('application/vnd.google-earth.kml+xml')
   })
 })
+
+describe('ckan.mimetype_guess', () => {
+  const upload = async (env: TestEnv, as: Caller, action: string, fields: Record<string, string>, body: string, name: string) => {
+    const form = new FormData()
+    for (const [k, v] of Object.entries(fields)) form.set(k, v)
+    form.set('upload', new File([body], name))
+    const res = await env.app.request(`/api/3/action/${action}`, { method: 'POST', headers: { authorization: as.apikey }, body: form })
+    return ((await res.json()) as any).result
+  }
+  const CSV = '\n  Snow Course Name, Number\n  SKINS LAKE,1B05\n'
+
+  it('file_contents: an upload is judged by its first bytes, and no URL guesses', async () => {
+    const env = await setup({ 'ckan.mimetype_guess': 'file_contents' })
+    const admin = await env.make.sysadmin()
+    const d = await env.ok('package_create', { name: uniq('mime-ds') }, admin)
+    const byUrl = await env.ok('resource_create', { package_id: d.id, url: 'http://e.com/data.csv' }, admin)
+    expect(byUrl.mimetype).toBeNull()
+    const made = await upload(env, admin, 'resource_create', { package_id: d.id, url: 'http://data' }, CSV, 'test.csv')
+    expect(made.mimetype).toBe('text/plain')
+    const updated = await upload(env, admin, 'resource_update', { id: byUrl.id, url: 'http://localhost' }, CSV, 'update_test')
+    expect(updated.mimetype).toBe('text/plain')
+  })
+
+  it('file_ext (the default): the file name decides', async () => {
+    const d = await dataset()
+    const made = await upload(t, sys, 'resource_create', { package_id: d.id, url: 'http://data' }, CSV, 'test.csv')
+    expect(made.mimetype).toBe('text/csv')
+  })
+
+  it('none: nothing is guessed', async () => {
+    const env = await setup({ 'ckan.mimetype_guess': 'none' })
+    const admin = await env.make.sysadmin()
+    const d = await env.ok('package_create', { name: uniq('mime-ds') }, admin)
+    expect((await env.ok('resource_create', { package_id: d.id, url: 'http://e.com/data.csv' }, admin)).mimetype).toBeNull()
+    expect((await upload(env, admin, 'resource_create', { package_id: d.id }, CSV, 'test.csv')).mimetype).toBeNull()
+  })
+
+  it('refuses an unknown setting at start-up', async () => {
+    await expect(setup({ 'ckan.mimetype_guess': 'magic' })).rejects.toThrow(/mimetype_guess/)
+  })
+})
