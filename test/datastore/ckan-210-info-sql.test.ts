@@ -27,7 +27,7 @@ describe.each([
     orgId = (await t.make.organization(admin)).id
   })
 
-  async function table(params: object, dataset: object = {}) {
+  async function table(params: object, dataset: Record<string, unknown> = {}) {
     const ds = await t.make.dataset(admin, dataset)
     const made = await t.ok('datastore_create', { resource: { package_id: ds.id }, ...params }, admin)
     return made.resource_id as string
@@ -98,13 +98,17 @@ describe.each([
       expect((await t.call('datastore_info', { id })).status).toBe(403)
     })
 
-    it('a new alias or row changes a GET answer', async () => {
+    it('a write to the table changes the ETag of a GET by resource_id', async () => {
       const id = await table(params)
-      const first = await t.get(`/api/3/action/datastore_info?resource_id=${id}`, admin)
+      const url = `/api/3/action/datastore_info?resource_id=${id}`
+      const first = await t.app.request(url)
+      const etag = first.headers.get('etag')!
+      expect(etag).toBeTruthy()
+      expect((await t.app.request(url, { headers: { 'if-none-match': etag } })).status).toBe(304)
       await t.ok('datastore_upsert', { resource_id: id, force: true, records: [{ code: 'c' }] }, admin)
-      const second = await t.get(`/api/3/action/datastore_info?resource_id=${id}`, admin)
-      expect(second.body.result.meta.count).toBe(3)
-      expect(first.body.result.meta.count).toBe(2)
+      const second = await t.app.request(url, { headers: { 'if-none-match': etag } })
+      expect(second.status).toBe(200)
+      expect(((await second.json()) as { result: { meta: { count: number } } }).result.meta.count).toBe(3)
     })
   })
 
