@@ -48,6 +48,8 @@ const PROFILE: Record<string, string> = {
   'ckan.auth.create_default_api_keys': 'true',
   'ckan.auth.password_hash_iterations': '1000',
   'ckan.datastore.sqlsearch.enabled': 'true',
+  // test-core.ini's allowed_functions_file (ckanext/datastore/tests/allowed_functions.txt)
+  'ckan.datastore.sqlsearch.allowed_functions': 'upper "count"',
   'ckan.extra_resource_fields': 'alt_url',
   'ckan.locale_default': 'en',
   'ckan.datasets_per_page': '20',

@@ -144,6 +144,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.datastore.search.timeout_ms', 'int', 60000, 'Time limit of one datastore_search (409 "Search took too long"); at most service.action.timeout_ms.'),
   o('service.datastore.ms_in_timestamp', 'bool', false, 'Timestamps in datastore_search results and dumps keep their milliseconds ("2005-03-01T00:00:00.000"), as CKAN 2.12 shows them by default (ckan.datastore.ms_in_timestamp). Off by default: CKAN 2.9 to 2.11 cut them, and api_compat stops at 2.11.'),
   o('service.datastore.sqlsearch.timeout_ms', 'int', 60000, 'Time limit of one datastore_search_sql query.'),
+  o('service.datastore.sqlsearch.allowed_functions', 'list', [], 'The functions datastore_search_sql may call, instead of the built-in list (empty: the built-in list). As in CKAN\'s allowed_functions_file: a name is matched in any case, a "double-quoted" name only as spelt.'),
   // Storage
   o('service.storage_path', 'string', './data/uploads', 'Directory of uploaded files on Node (keys such as resources/<id>/<file> below it).'),
   o('service.max_resource_size', 'int', 10, 'Largest accepted resource upload, in MB (CKAN: ckan.max_resource_size).'),

@@ -51,6 +51,8 @@ export interface CreateInput {
    * any order and leave some out (they are kept), where 2.9 wants them first and in order.
    */
   fields_in_any_order?: boolean
+  /** CKAN 2.11 (api_compat 2.11): a record's `""` for a column of any type but text is NULL. */
+  blank_is_null?: boolean
 }
 
 const fieldsError = (msg: string) => ValidationError.field('fields', msg)
@@ -185,7 +187,9 @@ export async function createOrAlter(
         : createTableStatements(input.id, added)),
     )
     const transform = await tableTransform(db, table, now)
-    const inserts = input.records?.length ? insertRecords(table, input.records, 'insert', transform) : []
+    const inserts = input.records?.length
+      ? insertRecords(table, input.records, 'insert', transform, { blankIsNull: input.blank_is_null })
+      : []
     const returning = input.include_records && input.records?.length
     stmts.push(...(returning ? inserts.map((s) => withReturning(table, s)) : inserts))
     const keyChanged = input.primary_key !== undefined

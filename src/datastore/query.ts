@@ -23,6 +23,11 @@ function isOperatorFilter(value: unknown, jsonColumn: boolean): boolean {
 export interface SearchSpec {
   filters?: Record<string, unknown>
   q?: string | Record<string, string>
+  /**
+   * CKAN 2.10's `full_text` beside a `q` dict: a whole-row search ANDed with the per-column ones,
+   * ranked as `rank` (a `full_text` without a `q` dict is passed as the `q` string it acts as).
+   */
+  fullText?: string
   plain: boolean
   language: string
   distinct: boolean
@@ -100,7 +105,7 @@ const NULLS = /\s+nulls\s+(first|last)\s*$/i
 const DIRECTION = /\s+(asc|desc)\s*$/i
 
 /** `<column> [asc|desc] [nulls first|last]` → ORDER BY term, or undefined when the column is unknown. */
-function sortTerm(clause: string, byName: Map<string, OutColumn>): string | undefined {
+function sortTerm(clause: string, byName: Map<string, OutColumn>, t: DsTable): string | undefined {
   let rest = ' ' + clause.trim()
   let nulls: string | undefined
   let m = NULLS.exec(rest)
@@ -120,7 +125,37 @@ function sortTerm(clause: string, byName: Map<string, OutColumn>): string | unde
   const col = byName.get(name)
   if (!col) return undefined
   // PostgreSQL: NULLs sort as larger than every value
-  return `${col.expr} ${dir} NULLS ${nulls ?? (dir === 'ASC' ? 'LAST' : 'FIRST')}`
+  nulls ??= dir === 'ASC' ? 'LAST' : 'FIRST'
+  const type = col.col >= 0 ? t.types[col.col] : undefined
+  if (type?.array) return arraySortTerms(col.expr, dir, nulls, type.kind === 'float' || type.kind === 'numeric')
+  return `${col.expr} ${dir} NULLS ${nulls}`
+}
+
+/** Elements of an array column compared one by one in its sort; longer arrays tie-break as text. */
+const ARRAY_SORT_ELEMENTS = 16
+
+/**
+ * ORDER BY terms for an array column (stored as JSON text) in PostgreSQL's order: element by
+ * element, an array that is a prefix of another before it, NULL elements after every value; the
+ * column's NULLs by `nulls`. The first ARRAY_SORT_ELEMENTS elements are compared so; arrays that
+ * agree on all of them are ordered by their JSON text.
+ */
+function arraySortTerms(expr: string, dir: string, nulls: string, numeric: boolean): string {
+  const terms = [`(${expr} IS NULL) ${nulls === 'LAST' ? 'ASC' : 'DESC'}`]
+  for (let i = 0; i < ARRAY_SORT_ELEMENTS; i++) {
+    const at = `'$[${i}]'`
+    // -1: no element there (a shorter array), 0: a value, 1: a NULL element
+    terms.push(`coalesce(json_type(${expr}, ${at}) = 'null', -1) ${dir}`)
+    const v = `json_extract(${expr}, ${at})`
+    // float and numeric arrays keep their infinities as text; NaN (text) sorts after them, as in PostgreSQL
+    terms.push(
+      numeric
+        ? `CASE ${v} WHEN '-Infinity' THEN -9e999 WHEN 'Infinity' THEN 9e999 ELSE ${v} END ${dir}`
+        : `${v} ${dir}`,
+    )
+  }
+  terms.push(`${expr} ${dir}`)
+  return terms.join(', ')
 }
 
 export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
@@ -171,6 +206,24 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
       args.push(matches.map((m) => `(${m})`).join(' AND '))
     }
     for (const r of ranks) r.expr = join ? rankSql(`f.${fts}`, nfts, t.position.get(r.id.slice(5))) : '0.0'
+    // full_text with a q dict: the whole-row search on an FTS join of its own, so each rank
+    // counts only its own query; `rank` comes first, as CKAN lists it
+    if (spec.fullText) {
+      const text = spec.fullText
+      const fq = fullText(() => ftsQuery(text, { plain: spec.plain, language: spec.language }))
+      let expr = '0.0'
+      if (fq.match === null) where.push('0')
+      else if (fq.negate) {
+        where.push(`t."_id" NOT IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?)`)
+        args.push(fq.match)
+      } else {
+        join += ` JOIN ${fts} g ON g.rowid = t."_id"`
+        where.push(`g.${fts} MATCH ?`)
+        args.push(fq.match)
+        expr = rankSql(`g.${fts}`, nfts)
+      }
+      ranks.unshift({ id: 'rank', type: 'float', col: -2, expr })
+    }
   }
 
   // filters
@@ -239,7 +292,7 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
   let order: string[]
   if (spec.sort !== undefined && sortClauses(spec.sort).length) {
     order = sortClauses(spec.sort).map((clause) => {
-      const term = sortTerm(clause, byName)
+      const term = sortTerm(clause, byName, t)
       if (!term) throw invalid('sort', clause.trim())
       return term
     })

@@ -6,6 +6,7 @@ import { ValidationError } from '../errors'
 import { pyRepr } from '../lib/py-repr'
 import { quoteIdent } from './ident'
 import type { DsTable } from './registry'
+import { typeFromName } from './column-types'
 import { makeCoercer, makeDecoder, makeReturnedDecoder, ValueError } from './values'
 
 type Stored = string | number | null
@@ -104,13 +105,29 @@ export function checkRecordList(records: unknown): Row[] {
   return records as Row[]
 }
 
-/** A record's values for every column of `t`, coerced to stored form. */
-function storedRow(t: DsTable, rec: Row, row: number, style: ValueErrorStyle): Stored[] {
+/**
+ * How records are read where CKAN versions differ (`service.api_compat`); the defaults are 2.9's.
+ */
+export interface RecordRules {
+  /** ckan 2.11: `""` for a column of any type but `text` is written as NULL */
+  blankIsNull?: boolean
+  /**
+   * ckan 2.10: an update or upsert record with `_id` finds its row by `_id` (the key columns it
+   * sends are written too), so a table without a primary key can be updated
+   */
+  byId?: boolean
+}
+
+/**
+ * A record's values for every column of `t`, coerced to stored form. `blankIsNull` is for records
+ * as sent, not for what a trigger returns (CKAN reads `""` so before PostgreSQL sees the row).
+ */
+function storedRow(t: DsTable, rec: Row, row: number, style: ValueErrorStyle, blankIsNull?: boolean): Stored[] {
   const co = coercers(t)
   const out: Stored[] = new Array(co.length)
   for (let i = 0; i < co.length; i++) {
     const v = rec[t.columns[i]!.id]
-    if (v === undefined || v === null) {
+    if (v === undefined || v === null || (blankIsNull && v === '' && t.columns[i]!.type !== 'text')) {
       out[i] = null
       continue
     }
@@ -186,6 +203,7 @@ export function insertRecords(
   records: Row[],
   style: ValueErrorStyle,
   transform?: RowTransform,
+  rules: RecordRules = {},
 ): RawStatement[] {
   const rows: Stored[][] = []
   for (let n = 0; n < records.length; n++) {
@@ -193,7 +211,7 @@ export function insertRecords(
     const extra = extraKeys(t, rec)
     if (extra.length)
       throw ValidationError.field('records', `row "${n + 1}" has extra keys "${extra.join(', ')}"`)
-    let stored = storedRow(t, rec, n, style)
+    let stored = storedRow(t, rec, n, style, rules.blankIsNull)
     if (transform) {
       const out = transformed(transform, n, style, outputRow(t, stored), 'INSERT')
       if (!out) continue
@@ -204,33 +222,75 @@ export function insertRecords(
   return insertStatements(t, t.columns.map((_, i) => i), rows)
 }
 
-/** The key columns an update or upsert needs, with CKAN's errors when there are none. */
+/** The key columns an update or upsert needs, with CKAN 2.9's error when there are none. */
 export function requireKey(t: DsTable): number[] {
   if (!t.primary_key.length)
     throw ValidationError.field('table', 'table does not have a unique key defined')
-  return t.primary_key.map((k) => t.position.get(k)!)
+  return keyColumns(t)
 }
 
-/** Checks an update/upsert record: known columns, all key columns present. */
-function checkKeyed(t: DsTable, rec: Row) {
-  const extra = extraKeys(t, rec)
+/** Positions of the table's key columns (none without a primary key). */
+export const keyColumns = (t: DsTable): number[] => t.primary_key.map((k) => t.position.get(k)!)
+
+/** Checks an update/upsert record: known columns, all key columns present unless found by `_id`. */
+function checkKeyed(t: DsTable, rec: Row, withId: boolean) {
+  const extra = extraKeys(t, rec).filter((k) => !(withId && k === '_id'))
   if (extra.length) throw ValidationError.field('fields', `fields "${extra.join(', ')}" do not exist`)
-  const missing = t.primary_key.filter((k) => !(k in rec))
+  const missing = withId ? [] : t.primary_key.filter((k) => !(k in rec))
   if (missing.length)
     throw ValidationError.field('key', `fields "${missing.join(', ')}" are missing but needed as key`)
 }
 
 const keyOf = (stored: Stored[], key: number[]) => JSON.stringify(key.map((i) => stored[i]))
 
-/** Full stored rows of the table for these keys, by key text. Run inside db.exclusive(). */
-export type KeyLookup = (keys: Stored[][]) => Promise<Map<string, { stored: Stored[] }>>
+const idCoercer = makeCoercer(typeFromName('int4'))
+
+/** A record's `_id` as PostgreSQL reads it against the integer column (null matches no row). */
+function rowId(v: unknown, n: number): number | null {
+  try {
+    return idCoercer(v) as number | null
+  } catch (e) {
+    if (e instanceof ValueError) throw valueError('update', e.message, n)
+    throw e
+  }
+}
+
+/** A stored row: its values by column, and its `_id` once written (a row of this call has none). */
+export interface StoredHit {
+  stored: Stored[]
+  id?: number
+}
+
+/**
+ * Full stored rows of the table, for these key values and these `_id`s; one object per row, so
+ * a row asked for both ways is one hit. Run inside writeGuarded.
+ */
+export type KeyLookup = (
+  keys: Stored[][],
+  ids: number[],
+) => Promise<{ byKey: Map<string, StoredHit>; byId: Map<number, StoredHit> }>
+
+/** The lookup's rows (`[_id, ...columns]`) as hits, by key text and by `_id`. */
+export function lookupHits(t: DsTable, rows: unknown[][]) {
+  const key = keyColumns(t)
+  const byKey = new Map<string, StoredHit>()
+  const byId = new Map<number, StoredHit>()
+  for (const r of rows) {
+    const id = Number(r[0])
+    const hit = byId.get(id) ?? { stored: r.slice(1) as Stored[], id }
+    byId.set(id, hit)
+    if (key.length) byKey.set(keyOf(hit.stored, key), hit)
+  }
+  return { byKey, byId }
+}
 
 /**
  * datastore_upsert methods update and upsert (datastore.md §4.3). Records are applied in order:
  * existing rows are looked up first (the caller holds the DataStore lock), rows inserted earlier
  * in the same call count as existing, and new rows are inserted with multi-row statements.
  * Upsert does not use INSERT ... ON CONFLICT: that spends an `_id` on every updated row, and
- * CKAN's upsert leaves no gaps.
+ * CKAN's upsert leaves no gaps. With `rules.byId` (CKAN 2.10) a record with `_id` finds its row
+ * by `_id` (an upsert that finds none inserts the row with a new `_id`, as CKAN's does).
  */
 export async function keyedWrites(
   t: DsTable,
@@ -238,14 +298,23 @@ export async function keyedWrites(
   method: 'update' | 'upsert',
   lookup: KeyLookup,
   transform?: RowTransform,
+  rules: RecordRules = {},
 ): Promise<RawStatement[]> {
-  const key = requireKey(t)
+  const key = rules.byId ? keyColumns(t) : requireKey(t)
   const all = t.columns.map((_, i) => i)
   const prepared = records.map((rec, n) => {
-    checkKeyed(t, rec)
-    return { rec, n, stored: storedRow(t, rec, n, 'update') }
+    const withId = !!rules.byId && '_id' in rec
+    // ckan 2.10: checked record by record, since a record with _id needs no key
+    if (!withId && !key.length)
+      throw ValidationError.field('table', 'unique key must be passed for update/upsert')
+    checkKeyed(t, rec, withId)
+    const stored = storedRow(t, rec, n, 'update', rules.blankIsNull)
+    return { rec, n, stored, withId, id: withId ? rowId(rec._id, n) : null }
   })
-  const found = await lookup(prepared.map((p) => key.map((i) => p.stored[i]!)))
+  const found = await lookup(
+    prepared.filter((p) => !p.withId).map((p) => key.map((i) => p.stored[i]!)),
+    prepared.flatMap((p) => (p.id === null ? [] : [p.id])),
+  )
   const out: RawStatement[] = []
   let pending: Stored[][] = []
   const flush = () => {
@@ -254,11 +323,18 @@ export async function keyedWrites(
   }
   const tbl = quoteIdent(t.id)
   const where = key.map((i) => `${quoteIdent(t.columns[i]!.id)} = ?`).join(' AND ')
-  for (const { rec, n, stored } of prepared) {
-    const hit = key.some((i) => stored[i] === null) ? undefined : found.get(keyOf(stored, key))
+  const fullKey = (row: Stored[]) => key.length > 0 && key.every((i) => row[i] !== null)
+  for (const { rec, n, stored, withId, id } of prepared) {
+    const hit = withId
+      ? id === null
+        ? undefined
+        : found.byId.get(id)
+      : fullKey(stored)
+        ? found.byKey.get(keyOf(stored, key))
+        : undefined
     if (!hit) {
       if (method === 'update') {
-        const given = t.primary_key.map((c) => rec[c])
+        const given = withId ? [rec._id] : t.primary_key.map((c) => rec[c])
         throw ValidationError.field('key', `key "[${given.map(pyRepr).join(', ')}]" not found`)
       }
       let row = stored
@@ -268,12 +344,12 @@ export async function keyedWrites(
         row = storedRow(t, changed, n, 'update')
       }
       pending.push(row)
-      if (key.every((i) => row[i] !== null)) found.set(keyOf(row, key), { stored: row })
+      if (fullKey(row)) found.byKey.set(keyOf(row, key), { stored: row })
       continue
     }
     // present columns replace the old values; the others keep them
     const merged = hit.stored.slice()
-    for (const c in rec) merged[t.position.get(c)!] = stored[t.position.get(c)!]!
+    for (const c in rec) if (t.position.has(c)) merged[t.position.get(c)!] = stored[t.position.get(c)!]!
     let next = merged
     if (transform) {
       const old = outputRow(t, hit.stored)
@@ -281,16 +357,23 @@ export async function keyedWrites(
       if (!changed) continue
       next = storedRow(t, changed, n, 'update')
     }
-    const cols = transform ? all : all.filter((i) => t.columns[i]!.id in rec && !key.includes(i))
+    // found by _id, the key columns sent are written too
+    const cols = transform
+      ? all
+      : all.filter((i) => t.columns[i]!.id in rec && (withId || !key.includes(i)))
     if (!cols.length) continue
     flush()
     const sets = cols.map((i) => `${quoteIdent(t.columns[i]!.id)} = ?`).join(', ')
-    out.push({
-      sql: `UPDATE ${tbl} SET ${sets} WHERE ${where}`,
-      args: [...cols.map((i) => next[i] as InValue), ...key.map((i) => hit.stored[i] as InValue)],
-    })
+    const args = cols.map((i) => next[i] as InValue)
+    // a row of this call has no _id yet: found by its key
+    const at = hit.id !== undefined ? [hit.id] : key.map((i) => hit.stored[i] as InValue)
+    const sql = `UPDATE ${tbl} SET ${sets} WHERE ${hit.id !== undefined ? '_id = ?' : where}`
+    out.push({ sql, args: [...args, ...at] })
+    if (key.length && keyOf(next, key) !== keyOf(hit.stored, key)) {
+      if (found.byKey.get(keyOf(hit.stored, key)) === hit) found.byKey.delete(keyOf(hit.stored, key))
+      if (fullKey(next)) found.byKey.set(keyOf(next, key), hit)
+    }
     hit.stored = next
-    if (transform) found.set(keyOf(next, key), hit)
   }
   flush()
   return out

@@ -12,6 +12,7 @@ import { parseBoundedJson } from '../lib/bounded-json'
 const KNOWN = new Set([
   'resource_id', 'id', 'filters', 'q', 'plain', 'language', 'distinct', 'fields', 'sort', 'limit',
   'offset', 'include_total', 'total_estimation_threshold', 'records_format', 'include_next_page', '_', 'callback',
+  'full_text',
 ])
 
 export const RECORDS_FORMATS = ['objects', 'lists', 'csv', 'tsv'] as const
@@ -68,6 +69,7 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
   }
 
   let q: SearchSpec['q']
+  let fullText: string | undefined
   if (input.q !== undefined && input.q !== null) {
     if (typeof input.q === 'object') {
       if (Array.isArray(input.q)) err('q', `invalid value "${JSON.stringify(input.q)}"`)
@@ -81,6 +83,19 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
     const texts = typeof q === 'string' ? [q] : Object.values(q ?? {})
     const big = texts.map((x) => (typeof x === 'string' ? queryTooBig(x) : undefined)).find(Boolean)
     if (big) err('q', big)
+  }
+
+  // ckan 2.10: full_text searches whole rows; it takes the place of a q string, and is ANDed
+  // with a q dict (its rank is `rank`, beside the columns' `rank <column>`)
+  if (input.full_text !== undefined && input.full_text !== null) {
+    const text = typeof input.full_text === 'string' ? input.full_text : JSON.stringify(input.full_text)
+    echo.full_text = text
+    const big = queryTooBig(text)
+    if (big) err('full_text', big)
+    else if (text !== '') {
+      if (q && typeof q === 'object' && Object.keys(q).length) fullText = text
+      else q = text
+    }
   }
 
   const bool = (k: string, def: boolean) => {
@@ -154,6 +169,7 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
     spec: {
       filters,
       q,
+      fullText,
       plain,
       language,
       distinct,

@@ -54,6 +54,41 @@ const ALLOWED_FUNCTIONS = new Set(
   ).split(' '),
 )
 
+/**
+ * The functions a query may call: names matched in any case, and names (CKAN's "double-quoted"
+ * entries) matched only as spelt.
+ */
+export interface AllowedFunctions {
+  anyCase: ReadonlySet<string>
+  asSpelt: ReadonlySet<string>
+}
+
+const BUILT_IN: AllowedFunctions = { anyCase: ALLOWED_FUNCTIONS, asSpelt: new Set() }
+
+/** The allow-list of `service.datastore.sqlsearch.allowed_functions`; empty: the built-in one. */
+export function allowedFunctions(entries: readonly string[]): AllowedFunctions {
+  if (!entries.length) return BUILT_IN
+  const anyCase = new Set<string>()
+  const asSpelt = new Set<string>()
+  for (const e of entries) {
+    if (e.length > 2 && e.startsWith('"') && e.endsWith('"')) asSpelt.add(e.slice(1, -1))
+    else anyCase.add(e.toLowerCase())
+  }
+  return { anyCase, asSpelt }
+}
+
+/**
+ * ckan: a call is allowed when its name in lower case is an any-case entry, or its name as written
+ * is a quoted entry (so with `"count"` listed, `count(*)` is allowed and `CoUnT(*)` is not). A
+ * quoted call (`"Upper"(x)`) names exactly that function: PostgreSQL has none but the lower-case
+ * ones, so it is allowed only as written in lower case, or as a quoted entry.
+ */
+function isAllowedCall(n: Tok, allowed: AllowedFunctions): boolean {
+  const spelt = n.k === 'qident' ? n.v : n.s
+  if (allowed.asSpelt.has(spelt)) return true
+  return (n.k === 'ident' || spelt === spelt.toLowerCase()) && allowed.anyCase.has(spelt.toLowerCase())
+}
+
 // SQLite's own catalogue and eponymous virtual tables (dbstat, pragma_*), PostgreSQL's, and ours.
 const isSystemName = (name: string) =>
   /^(sqlite_|pg_|pragma_|_)/i.test(name) || /^(information_schema|dbstat)$/i.test(name)
@@ -143,16 +178,16 @@ function isCteName(sig: Node[], i: number): boolean {
   )
 }
 
-function checkFunctions(g: Group, names: Set<string>): Set<string> {
+function checkFunctions(g: Group, names: Set<string>, allowed: AllowedFunctions): Set<string> {
   const sig = significant(g.items)
   sig.forEach((n, i) => {
-    if (isGroup(n)) return checkFunctions(n, names)
+    if (isGroup(n)) return checkFunctions(n, names, allowed)
     if (!isCallName(n) || !isGroup(sig[i + 1])) return
     // a type (CAST(x AS varchar(9)), x::numeric(9,2)), an alias column list or a CTE: no call
     if (isWord(sig[i - 1], 'as') || isOp(sig[i - 1], '::') || isCteName(sig, i)) return
     // character varying(9)
     if (isWord(n, 'varying') && isWord(sig[i - 1], 'character', 'char')) return
-    if (!ALLOWED_FUNCTIONS.has(n.v)) {
+    if (!isAllowedCall(n, allowed)) {
       throw new SqlRefused(`Not authorized to call function ${n.v}`, 'auth')
     }
     names.add(n.v)
@@ -410,13 +445,13 @@ function nameColumns(root: Group): void {
 }
 
 /** Checks and rewrites one datastore_search_sql statement; throws SqlRefused. */
-export function guardSql(input: string, maxRows: number): GuardedSql {
+export function guardSql(input: string, maxRows: number, allowed = BUILT_IN): GuardedSql {
   const all = lex(input)
   const toks = singleStatement(all)
   checkOperands(all)
   const root = tree(toks)
   checkShape(root, toks)
-  const functions = [...checkFunctions(root, new Set())]
+  const functions = [...checkFunctions(root, new Set(), allowed)]
   const refs: string[] = []
   const ctes = new Set<string>()
   collectTables(root, false, refs, ctes)

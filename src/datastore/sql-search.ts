@@ -1,9 +1,10 @@
 // datastore_search_sql: guard, table permissions, time-limited run, CKAN's output (datastore.md §7).
+import { apiAtLeast } from '../config/api-compat'
 import { timeLeft, type ActionContext } from '../context'
 import { ValidationError } from '../errors'
 import { explainTables } from './client-store'
 import { findTable, type DsTable } from './registry'
-import { guardSql, pgMessage, SqlRefused } from './sql-guard'
+import { allowedFunctions, guardSql, pgMessage, SqlRefused } from './sql-guard'
 import { SqlTimeout, sqliteMessage, type DatastoreReader, type SqlResult } from './store'
 import { fromStoredSql } from './values'
 
@@ -83,7 +84,8 @@ export async function searchSql(
   const rowsMax = ctx.config.int('service.datastore.search.rows_max')
   let guarded
   try {
-    guarded = guardSql(sql, rowsMax)
+    const allowed = allowedFunctions(ctx.config.list('service.datastore.sqlsearch.allowed_functions'))
+    guarded = guardSql(sql, rowsMax, allowed)
   } catch (e) {
     if (e instanceof SqlRefused) throw refused(e, rules, sql)
     throw e
@@ -109,6 +111,8 @@ export async function searchSql(
     if (e instanceof SqlTimeout) throw ValidationError.field('query', 'Query took too long')
     throw sqlError(e, sql)
   }
+  // ckan 2.11 keeps a numeric column's Decimal, which its JSON encoder writes as a number
+  const numericAsNumber = apiAtLeast(ctx.config, '2.11')
   const truncated = result.rows.length > rowsMax
   const rows = truncated ? result.rows.slice(0, rowsMax) : result.rows
   const fields = result.columns.map((c, i) => {
@@ -117,7 +121,7 @@ export async function searchSql(
     const pos = t && c.column ? t.position.get(c.column) : undefined
     if (t && pos !== undefined) {
       const type = t.types[pos]!
-      const decode = (v: unknown) => (v === null ? null : fromStoredSql(type, v))
+      const decode = (v: unknown) => (v === null ? null : fromStoredSql(type, v, numericAsNumber))
       return { id: c.name, type: type.name, decode }
     }
     return { id: c.name, type: guessType(rows, i), decode: (v: unknown) => v }

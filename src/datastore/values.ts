@@ -218,11 +218,21 @@ const deepMap = (v: unknown, f: Decoder): unknown =>
   Array.isArray(v) ? v.map((x) => deepMap(x, f)) : f(v)
 
 /** Stored SQLite value → datastore_search_sql record value (datastore.md §7). */
-export function makeSqlDecoder(t: ColumnType): Decoder {
+/** ckan 2.11: a numeric value of datastore_search_sql is a JSON number (its Decimal, kept). */
+const numericSqlNumber: Decoder = (v) =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? v + 0 // no -0
+    : typeof v === 'bigint' && Number.isSafeInteger(Number(v))
+      ? Number(v)
+      : numericSqlOut(v)
+
+export function makeSqlDecoder(t: ColumnType, numericAsNumber = false): Decoder {
   const kind = t.kind
   const el =
     kind === 'numeric'
-      ? numericSqlOut
+      ? numericAsNumber
+        ? numericSqlNumber
+        : numericSqlOut
       : kind === 'timestamp' || kind === 'timestamptz' || kind === 'time'
         ? sixDigits
         : undefined
@@ -246,6 +256,7 @@ export function makeReturnedDecoder(t: ColumnType): Decoder {
 
 const decoders = new WeakMap<ColumnType, Decoder>()
 const sqlDecoders = new WeakMap<ColumnType, Decoder>()
+const sqlNumberDecoders = new WeakMap<ColumnType, Decoder>()
 
 /** Stored SQLite value → JSON value for datastore_search records. */
 export function fromStored(t: ColumnType, v: unknown): unknown {
@@ -254,9 +265,13 @@ export function fromStored(t: ColumnType, v: unknown): unknown {
   return d(v)
 }
 
-/** Stored SQLite value → JSON value for datastore_search_sql records (numeric as text). */
-export function fromStoredSql(t: ColumnType, v: unknown): unknown {
-  let d = sqlDecoders.get(t)
-  if (!d) sqlDecoders.set(t, (d = makeSqlDecoder(t)))
+/**
+ * Stored SQLite value → JSON value for datastore_search_sql records: numeric as text (CKAN 2.9 and
+ * 2.10), or with `numericAsNumber` as a JSON number (CKAN 2.11).
+ */
+export function fromStoredSql(t: ColumnType, v: unknown, numericAsNumber = false): unknown {
+  const cache = numericAsNumber ? sqlNumberDecoders : sqlDecoders
+  let d = cache.get(t)
+  if (!d) cache.set(t, (d = makeSqlDecoder(t, numericAsNumber)))
   return d(v)
 }

@@ -8,12 +8,14 @@ import { quoteIdent } from './ident'
 import { invalidQuery, planSearch } from './query'
 import {
   insertRecords,
+  keyColumns,
   keyedWrites,
-  requireKey,
+  lookupHits,
   rerunStatements,
   returnedRecords,
   withReturning,
   type KeyLookup,
+  type RecordRules,
   type Row,
 } from './records'
 import {
@@ -30,28 +32,31 @@ import { sqliteCode, sqliteMessage, type DatastoreDb } from './store'
 
 export type UpsertMethod = 'upsert' | 'insert' | 'update'
 
-/** Existing rows by key, read in chunks (inside writeGuarded: the write fails if they changed). */
+/**
+ * Existing rows by key and by `_id`, read in chunks (inside writeGuarded: the write fails if they
+ * changed).
+ */
 function keyLookup(db: DatastoreDb, t: DsTable): KeyLookup {
-  const key = requireKey(t)
+  const key = keyColumns(t)
   const keyCols = key.map((i) => quoteIdent(t.columns[i]!.id))
-  const all = t.columns.map((c) => quoteIdent(c.id))
-  return async (keys) => {
-    const out = new Map<string, { stored: (string | number | null)[] }>()
-    const wanted = keys.filter((k) => k.every((v) => v !== null))
-    const per = Math.max(1, Math.floor(3000 / key.length))
+  const select = `SELECT _id, ${t.columns.map((c) => quoteIdent(c.id)).join(', ')} FROM ${quoteIdent(t.id)}`
+  return async (keys, ids) => {
+    const rows: unknown[][] = []
+    const wanted = key.length ? keys.filter((k) => k.every((v) => v !== null)) : []
+    const per = Math.max(1, Math.floor(3000 / Math.max(1, key.length)))
+    const tuple = `(${keyCols.map(() => '?').join(', ')})`
     for (let i = 0; i < wanted.length; i += per) {
       const chunk = wanted.slice(i, i + per)
-      const tuple = `(${keyCols.map(() => '?').join(', ')})`
-      const sql =
-        `SELECT ${all.join(', ')} FROM ${quoteIdent(t.id)} ` +
-        `WHERE (${keyCols.join(', ')}) IN (VALUES ${chunk.map(() => tuple).join(', ')})`
-      const { rows } = await db.query(sql, chunk.flat() as InValue[])
-      for (const r of rows) {
-        const stored = r as (string | number | null)[]
-        out.set(JSON.stringify(key.map((k) => stored[k])), { stored })
-      }
+      const sql = `${select} WHERE (${keyCols.join(', ')}) IN (VALUES ${chunk.map(() => tuple).join(', ')})`
+      rows.push(...((await db.query(sql, chunk.flat() as InValue[])).rows as unknown[][]))
     }
-    return out
+    const distinct = [...new Set(ids)]
+    for (let i = 0; i < distinct.length; i += 3000) {
+      const chunk = distinct.slice(i, i + 3000)
+      const sql = `${select} WHERE _id IN (${chunk.map(() => '?').join(', ')})`
+      rows.push(...((await db.query(sql, chunk)).rows as unknown[][]))
+    }
+    return lookupHits(t, rows)
   }
 }
 
@@ -83,15 +88,15 @@ export async function upsertRecords(
   id: string,
   records: Row[],
   method: UpsertMethod,
-  opts: { now: () => string; dryRun?: boolean; includeRecords?: boolean },
+  opts: { now: () => string; dryRun?: boolean; includeRecords?: boolean; rules?: RecordRules },
 ): Promise<Row[] | undefined> {
   return writeGuarded(db, async () => {
     const t = await requireTable(db, id)
     const transform = await tableTransform(db, t, opts.now)
     let stmts: RawStatement[] =
       method === 'insert'
-        ? insertRecords(t, records, 'insert', transform)
-        : await keyedWrites(t, records, method, keyLookup(db, t), transform)
+        ? insertRecords(t, records, 'insert', transform, opts.rules)
+        : await keyedWrites(t, records, method, keyLookup(db, t), transform, opts.rules)
     if (opts.includeRecords) stmts = stmts.map((s) => withReturning(t, s))
     if (stmts.length) {
       stmts.unshift(writeGuard(id, t.version))

@@ -21,8 +21,11 @@ import { CSRF_FIELD, csrfProblem } from '../web/session'
  */
 async function answerValidators(deps: Deps, name: string, help: string, data: DataDict, user: ActionContext['user'], callback: string | undefined) {
   let version: number | string = deps.changes.lastSeq
-  const tableParam = TABLE_READS[name]
-  if (tableParam) version = `${version}.${await tableVersion(deps, data[tableParam])}`
+  const tableParams = TABLE_READS[name]
+  if (tableParams) {
+    const named = tableParams.map((k) => data[k]).find((v) => v !== undefined && v !== null && v !== '')
+    version = `${version}.${await tableVersion(deps, named)}`
+  }
   return {
     etag: answerTag(help, data, callerTag(user), version, callback),
     'cache-control': cacheControl(deps.config, !user, callback !== undefined),

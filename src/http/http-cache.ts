@@ -14,8 +14,14 @@ import { toHex } from '../lib/hex'
  */
 const NOT_CACHEABLE = new Set(['get_site_user', 'api_token_list', 'job_list', 'job_show', 'datastore_search_sql'])
 
-/** DataStore reads of one table: their ETag also holds the table's version (moved by every write to it). */
-export const TABLE_READS: Record<string, string> = { datastore_search: 'resource_id', datastore_info: 'id' }
+/**
+ * DataStore reads of one table: their ETag also holds the table's version (moved by every write to
+ * it). The parameters that may name the table, in the order the action reads them.
+ */
+export const TABLE_READS: Record<string, string[]> = {
+  datastore_search: ['resource_id', 'id'],
+  datastore_info: ['resource_id', 'id'],
+}
 
 export const isCacheable = (name: string, readOnly: boolean) => readOnly && !NOT_CACHEABLE.has(name)
 

@@ -158,6 +158,7 @@ datastore_active flag is set.
         delete_fields: p.delete_fields,
         include_records: p.include_records,
         fields_in_any_order: apiAtLeast(ctx.config, '2.11'),
+        blank_is_null: apiAtLeast(ctx.config, '2.11'),
       },
       ctx.now,
     )

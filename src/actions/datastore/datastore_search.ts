@@ -36,7 +36,11 @@ export const datastoreSearch = defineAction({
 :type filters: dictionary
 :param q: full-text query over whole rows (a string), or per column (a dict of column to query)
 :type q: string or dictionary
-:param plain: treat q as plain words (default: True); False enables the &, |, !, :* and <-> syntax
+:param full_text: (CKAN 2.10) full-text query over whole rows, ranked as rank: it takes the place
+  of a q string, and is ANDed with a q dict (whose columns keep their rank <column>)
+:type full_text: string
+:param plain: treat q and full_text as plain words (default: True); False enables the &, |, !, :*
+  and <-> syntax
 :type plain: bool
 :param language: full-text language (default: english)
 :type language: string
@@ -77,7 +81,7 @@ export const datastoreSearch = defineAction({
     }
     if (p.late) throw p.late
     // ckan: _table_metadata has no _full_text column (a per-column q fails in the query instead)
-    if (table === metadataTable && typeof p.spec.q === 'string' && p.spec.q !== '')
+    if (table === metadataTable && ((typeof p.spec.q === 'string' && p.spec.q !== '') || p.spec.fullText))
       throw invalidQuery('column "_full_text" does not exist', `SELECT FROM "${TABLE_METADATA}"`, [])
     const outcome = await searchTable(db, table, p.spec, p.include_total, {
       timeoutMs: timeLeft(ctx, ctx.config.int('service.datastore.search.timeout_ms')),

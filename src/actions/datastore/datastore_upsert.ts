@@ -1,6 +1,7 @@
 // datastore_upsert: inserts, updates or upserts records of an existing DataStore table.
 import { z } from 'zod'
 import { defineAction } from '../action'
+import { apiAtLeast } from '../../config/api-compat'
 import {
   datastoreOf,
   requireWritableUnlessForced,
@@ -21,7 +22,10 @@ export const datastoreUpsert = defineAction({
 
 upsert (the default) updates the row with the same unique key or inserts a new one; insert only
 inserts; update only updates, and fails when a key is not found. update and upsert need the
-table's primary_key (set with datastore_create) in every record. All records are written or none.
+table's primary_key (set with datastore_create) in every record; under api_compat 2.10 and later
+a record with _id is found by its _id instead (the key columns it sends are written too), so a
+table without a primary key can be updated. Under api_compat 2.11 "" for a column of any type but
+text is written as null. All records are written or none.
 
 :param resource_id: the resource whose table is changed
 :type resource_id: string
@@ -67,6 +71,7 @@ table's primary_key (set with datastore_create) in every record. All records are
       now: ctx.now,
       dryRun: p.dry_run,
       includeRecords: p.include_records,
+      rules: { byId: apiAtLeast(ctx.config, '2.10'), blankIsNull: apiAtLeast(ctx.config, '2.11') },
     })
     const out: Record<string, unknown> = { ...input, resource_id: id }
     delete out.id
