@@ -124,9 +124,11 @@ async function credentialFor(cur: Current, user: string): Promise<Headers> {
   let headers: Headers
   if (!apiAtLeast(cur.deps.config, '2.10')) {
     // CKAN 2.9 reads no session cookie on the API: the user's key, else a token made once
+    // (read each time: user_generate_apikey replaces it)
     const row = await activeUser(cur.deps, shown.id)
-    const key = row?.apikey ?? (await callAction<{ token: string }>(sys, 'api_token_create', { user: shown.id, name: 'ckan-suites harness' })).token
-    headers = { Authorization: key }
+    if (row?.apikey) return { Authorization: row.apikey }
+    const made = await callAction<{ token: string }>(sys, 'api_token_create', { user: shown.id, name: 'ckan-suites harness' })
+    headers = { Authorization: made.token }
   } else {
     const set = await sessionCookie(cur.deps, new URL('http://127.0.0.1/'), { id: shown.id })
     const session = set.split(';')[0]!
