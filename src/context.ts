@@ -89,6 +89,12 @@ export interface ActionContext extends Deps {
    * began): searches and DataStore queries stop past it. Absent: no budget (the process's own work).
    */
   deadline?: number
+  /**
+   * CKAN 2.12's `changed_entities`: the ids of the objects the call really changed, by kind
+   * ("packages"), kept when the site reports them (service.api.changed_entities). Shared by the
+   * contexts of nested calls.
+   */
+  changed?: Map<string, Set<string>>
 }
 
 /** A context with no caller, for work done on the process's own behalf (indexing, jobs). */

@@ -41,6 +41,7 @@ export const OPTIONS: OptionDef[] = [
     ...o('service.api_compat', 'string', '2.9', 'The CKAN version whose Action API the catalogue speaks where versions differ: 2.9, 2.10 or 2.11 (docs/ckan-versions.md lists each difference). Additions of later versions are offered under every setting.'),
     choices: ['2.9', '2.10', '2.11'],
   },
+  o('service.api.changed_entities', 'bool', false, 'CKAN 2.12: successful API answers of package_update and the actions that change a dataset through it (package_patch, package_revise, the resource writes, package_resource_reorder) carry changed_entities: {"packages": [ids of the datasets really changed]}.'),
   o('service.hide_version', 'bool', false, 'CKAN 2.10: status_show leaves out ckan_version except for sysadmins.'),
   o('service.plugins', 'list', ['datastore'], 'Enabled plugins, reported by status_show as extensions.'),
   o('email_to', 'string', null, 'Address that receives error e-mails (status_show error_emails_to).'),

@@ -181,9 +181,10 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
         }
       }
       const ctx = contextFor(deps, user)
+      if (deps.config.bool('service.api.changed_entities')) ctx.changed = new Map()
       ctx.requestUrl = req.url
       const result = await callAction(ctx, name, data)
-      const res = ok(help, result, req.method === 'GET' ? callback : undefined)
+      const res = ok(help, result, req.method === 'GET' ? callback : undefined, ctx.changed)
       if (validators) for (const [k, v] of Object.entries(validators)) res.headers.set(k, v)
       const shared = deps.config.int('service.http.s_maxage')
       if (validators && !ctx.user && !hasCallback && deps.answers && shared > 0)

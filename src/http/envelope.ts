@@ -18,8 +18,17 @@ export const escapeHtml = (s: string) =>
     .replaceAll('"', '&quot;')
     .replaceAll("'", '&#x27;')
 
-export function ok(help: string, result: unknown, callback?: string): Response {
-  const body = `{"help":${asciiJson(help)},"success":true,"result":${cachedAsciiJson(result)}}`
+export function ok(
+  help: string,
+  result: unknown,
+  callback?: string,
+  changed?: Map<string, Set<string>>,
+): Response {
+  // ckan 2.12: the types and ids of the objects the call changed, after the result
+  const changes = changed?.size
+    ? `,"changed_entities":${asciiJson(Object.fromEntries([...changed].map(([k, ids]) => [k, [...ids].sort()])))}`
+    : ''
+  const body = `{"help":${asciiJson(help)},"success":true,"result":${cachedAsciiJson(result)}${changes}}`
   if (callback !== undefined) {
     // ckan: JSONP only for successful GET requests
     return new Response(`${escapeHtml(callback)}(${body});`, {

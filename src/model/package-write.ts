@@ -1,5 +1,6 @@
 // package_create / package_update: validate a dataset dict, write it in one batch, return its dict.
 import { createIdError, extraIdError, newResourceIdError, resourceIdsAreUuids } from './create-id'
+import { datasetChanged, noteChanged } from './changed-entities'
 import { rawInsert } from '../db/raw-insert'
 import { eq } from 'drizzle-orm'
 import { activities, changeLog, packageExtras, packages } from '../db/schema'
@@ -84,7 +85,9 @@ export async function updatePackage(
   const state = await resolve(ctx, input, look, errors, target, policy)
   if (Object.keys(errors).length) throw new ValidationError(errors)
   const cur = { row: target, dict: current }
-  return write(ctx, input, look, state, cur, opts.defaultViews ?? true, policy, opts)
+  const after = await write(ctx, input, look, state, cur, opts.defaultViews ?? true, policy, opts)
+  if (ctx.changed && datasetChanged(current, after)) noteChanged(ctx, 'packages', target.id)
+  return after
 }
 
 const optType = (v: unknown) => (typeof v === 'string' ? v : '')

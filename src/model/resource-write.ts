@@ -1,5 +1,6 @@
 // Resource lookups and writes: each change rewrites its dataset's dict, change log and activity in one batch.
 import { and, eq, gt, sql } from 'drizzle-orm'
+import { datasetChanged, noteChanged } from './changed-entities'
 import { activities, changeLog, packages, resourceViews, resources } from '../db/schema'
 import type { ActionContext } from '../context'
 import { NotFound, ValidationError } from '../errors'
@@ -128,6 +129,7 @@ export async function saveResource(
   if (hadTable !== !!row.datastore_active) logged.push(changeRow('datastore', row.id, row.datastore_active ? 'upsert' : 'delete', row.datastore_active ? 'created' : 'deleted'))
   const log = ctx.db.insert(changeLog).values(logged)
   await commitDatasetChange(ctx, pkg, dict, list, now, [stmt, ...views, ...load, log])
+  if (!before || datasetChanged(before, shown)) noteChanged(ctx, 'packages', pkg.id)
   await syncResourceFile(ctx, existing, row, res.upload)
   const out = resourceToDict(row, siteUrl)
   return schema ? (datasetOutput(schema, { resources: [out] }).resources as Record<string, unknown>[])[0]! : out
@@ -169,6 +171,7 @@ export async function deleteResource(ctx: ActionContext, res: ResourceRow) {
       (r.position as number) > res.position ? { ...r, position: (r.position as number) - 1 } : r,
     )
   await commitDatasetChange(ctx, pkg, dict, list, now, stmts)
+  if (res.state === 'active') noteChanged(ctx, 'packages', pkg.id)
   // ckan keeps the file; here it goes with the resource so nothing is left without a record
   await syncResourceFile(ctx, res, { ...res, url_type: null }, undefined)
 }

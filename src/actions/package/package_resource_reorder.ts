@@ -1,5 +1,6 @@
 // package_resource_reorder: puts some of a dataset's resources first, in the given order.
 import { z } from 'zod'
+import { noteChanged } from '../../model/changed-entities'
 import { eq } from 'drizzle-orm'
 import type { BatchItem } from 'drizzle-orm/batch'
 import { defineAction, type DataDict } from '../action'
@@ -82,6 +83,7 @@ order. You must be allowed to edit the dataset.
     if (activity) steps.push(ctx.db.insert(activities).values(activity))
     await ctx.db.batch(steps as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]])
     forgetPackages(ctx)
+    if (reordered.some((r, i) => r.id !== dict.resources[i]?.id)) noteChanged(ctx, 'packages', pkg.id)
     return { id: input.id, order: reordered.map((r) => r.id) }
   },
 })
