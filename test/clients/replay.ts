@@ -45,7 +45,7 @@ export const CKANAPI_UA = 'ckanapi/4.8 (+https://github.com/ckan/ckanapi)'
 export function multipart(
   fields: Record<string, string>,
   files: Record<string, { filename: string; content: Uint8Array; type?: string }>,
-): { body: Uint8Array; contentType: string } {
+): { body: Uint8Array<ArrayBuffer>; contentType: string } {
   const boundary = Array.from({ length: 32 }, () => Math.floor(Math.random() * 16).toString(16)).join('')
   const enc = new TextEncoder()
   const chunks: Uint8Array[] = []
@@ -125,7 +125,7 @@ export function remoteCkan(address: string, apikey?: string, opts: { getOnly?: b
 /** frictionless-py's `make_ckan_request`: requests with `Authorization`, the JSON answer, an error envelope raised. */
 export async function frictionlessRequest(
   url: string,
-  opts: { method?: string; apikey?: string; params?: Record<string, unknown>; json?: unknown; form?: { body: Uint8Array; contentType: string } } = {},
+  opts: { method?: string; apikey?: string; params?: Record<string, unknown>; json?: unknown; form?: { body: Uint8Array<ArrayBuffer>; contentType: string } } = {},
 ): Promise<{ status: number; body: any; error?: string }> {
   const headers: Record<string, string> = { ...REQUESTS_HEADERS, 'User-Agent': 'python-requests/2.32.3' }
   if (opts.apikey) headers.Authorization = opts.apikey
