@@ -219,6 +219,25 @@ describe('the ckan harvester', () => {
     expect(d.name).not.toBe('m-ds')
   })
 
+  it('creates a remote organization and group once when datasets of it are imported together', async () => {
+    // imports run concurrently (service.harvest.import_concurrency): all of them race to create it
+    const org = await remote.ok('organization_create', { name: 'race-org', title: 'Race Org' }, rsys)
+    const grp = await remote.ok('group_create', { name: 'race-grp' }, rsys)
+    const made = []
+    for (let i = 0; i < 6; i++)
+      made.push(await remote.ok('package_create', { name: `race-${i}`, owner_org: org.id, groups: [{ name: 'race-grp' }], private: i === 0 }, rsys))
+    const src = await source(srv.url, { organizations_filter_include: ['race-org'], api_key: rsys.apikey, remote_orgs: 'create', remote_groups: 'create' })
+    const job = await runHarvest(t, src, sys)
+    expect(job.stats).toMatchObject({ added: 6, errored: 0 })
+    for (const d of made) {
+      const here = await t.ok('package_show', { id: d.id }, sys)
+      expect(here.owner_org).toBe(org.id)
+      expect(here.groups.map((g: { id: string }) => g.id)).toEqual([grp.id])
+    }
+    const logs = await t.deps.read(`SELECT content FROM harvest_log WHERE level = 'ERROR' AND content LIKE '%race-%'`)
+    expect(logs).toEqual([])
+  })
+
   it('refuses a config ckanext-harvest refuses, with its messages', async () => {
     await t.ok('group_create', { name: 'v-grp' }, sys)
     const cases: [object, string][] = [

@@ -230,11 +230,16 @@ async function localGroup(
   mode: 'only_local' | 'create',
   log: ImportContext['log'],
 ): Promise<{ id: string; name: string } | undefined> {
-  for (const ref of [remote.id, remote.name]) {
-    if (typeof ref !== 'string' || !ref) continue
-    const g = await findGroup(ctx, ref)
-    if (g && g.is_organization === isOrg && g.state !== 'deleted') return { id: g.id, name: g.name }
+  const existing = async () => {
+    for (const ref of [remote.id, remote.name]) {
+      if (typeof ref !== 'string' || !ref) continue
+      const g = await findGroup(ctx, ref)
+      if (g && g.is_organization === isOrg && g.state !== 'deleted') return { id: g.id, name: g.name }
+    }
+    return undefined
   }
+  const found = await existing()
+  if (found) return found
   const kind = isOrg ? 'Organization' : 'Group'
   const label = String(remote.name ?? remote.id)
   if (mode !== 'create') {
@@ -257,6 +262,9 @@ async function localGroup(
     log('INFO', `${kind} ${label} has been newly created`)
     return { id: row.id, name: row.name }
   } catch (e) {
+    // imports run concurrently: another dataset of the run may have just made the same one
+    const made = await existing()
+    if (made) return made
     log('ERROR', `Could not create ${kind.toLowerCase()} ${label}: ${(e as Error).message}`)
     return undefined
   }
