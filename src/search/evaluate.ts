@@ -28,25 +28,62 @@ const B = 0.75
 const TEXT_KINDS = new Set<FieldKind>(['title', 'text', 'kv-english', 'kv-generic', 'checked-english', 'checked-generic'])
 const isChecked = (k: FieldKind) => k === 'checked-english' || k === 'checked-generic'
 
+/**
+ * The collection statistics BM25 reads, for an index split into shards: phase one records each
+ * shard's own (`record`), the caller sums them over the shards, and phase two scores every shard
+ * with the sums (`global`), so that a shard scores as the whole index would. Keys: `N` (documents),
+ * `C` (documents with text), `L:<field>` (terms in the field), `D:<field>:<term>` (documents with
+ * the term), `X:<leaf>:<field>` (documents an exact leaf matches), `K:<leaf>:<field>` (a phrase
+ * check's candidates).
+ */
+export interface ScoreStats {
+  record?: Record<string, number>
+  global?: Record<string, number>
+}
+
 export class Evaluator {
   /** Relevance per document number (only when the caller asked for scoring). */
   scores: Float64Array | null = null
   private plan!: QueryPlan
   private readonly checked = new Map<QueryNode, Map<string, Bits>>()
+  /** Each leaf's number in the plan (the same on every shard: the plan's own order). */
+  private leafNo = new Map<QueryNode, number>()
+  private tag = 'q'
 
   constructor(
     private readonly idx: MemoryIndex,
     private readonly checker?: PhraseChecker,
     private readonly budget: Budget = UNLIMITED,
+    private readonly stats?: ScoreStats,
   ) {}
+
+  /** A statistic: recorded for phase one, and the whole index's value in phase two. */
+  private stat(key: string, local: number): number {
+    // (the same key read twice in one evaluation has the same local value: kept once)
+    if (this.stats?.record) this.stats.record[key] = local
+    return this.stats?.global?.[key] ?? local
+  }
+
+  private numberLeaves(node: QueryNode) {
+    if (node.type === 'all') return
+    if (node.type === 'bool') {
+      for (const c of [...node.must, ...node.should, ...node.mustNot]) this.numberLeaves(c)
+      return
+    }
+    if (!this.leafNo.has(node)) this.leafNo.set(node, this.leafNo.size)
+  }
 
   private get size() {
     return this.idx.capacity
   }
 
   /** The documents matching the plan (a new bitset the caller owns). */
-  async run(plan: QueryPlan, scoring: boolean): Promise<Bits> {
+  /** `tag` names the plan among the request's (q, f0, f1…) in the keys of its statistics. */
+  async run(plan: QueryPlan, scoring: boolean, tag = 'q'): Promise<Bits> {
     this.plan = plan
+    this.tag = tag
+    this.leafNo = new Map()
+    this.numberLeaves(plan.root)
     if (scoring) this.scores ??= this.idx.takeScores()
     await this.checkLeaves(plan.root)
     return this.match(plan.root, scoring ? 1 : 0) ?? newBits(this.size)
@@ -134,9 +171,9 @@ export class Evaluator {
         break
     }
     if (w && this.scores) {
-      const n = count(out)
+      const n = this.stat(`X:${this.tag}${this.leafNo.get(node)}:${field}`, count(out))
       if (n) {
-        const s = w * idf(this.idx.size, n)
+        const s = w * idf(this.stat('N', this.idx.size), n)
         const scores = this.scores
         forEachBit(out, (d) => (scores[d]! += s))
       }
@@ -233,11 +270,11 @@ export class Evaluator {
         for (const t of terms) {
           const b = newBits(this.size)
           if (fuzzy) {
-            for (const [, data] of this.idx.text.fuzzy(prefix + t, fuzzy)) {
+            for (const [key, data] of this.idx.text.fuzzy(prefix + t, fuzzy)) {
               this.budget.tick()
-              this.addPostings(data, fids, b, w)
+              this.addPostings(data, fids, b, w, key)
             }
-          } else this.addPostings(this.idx.text.termData(prefix + t), fids, b, w)
+          } else this.addPostings(this.idx.text.termData(prefix + t), fids, b, w, prefix + t)
           out = out ? andInto(out, b) : b
         }
         return checked ? andInto(out!, checked) : out
@@ -281,11 +318,11 @@ export class Evaluator {
     return b
   }
 
-  private addPostings(ref: TermRef | undefined, fids: number[], b: Bits, w: number) {
+  private addPostings(ref: TermRef | undefined, fids: number[], b: Bits, w: number, term = '') {
     if (!ref) return
     const text = this.idx.text
-    const n = this.idx.size
     const scores = w && this.scores ? this.scores : null
+    const n = scores ? this.stat('N', this.idx.size) : 0
     for (const fid of fids) {
       if (!scores) {
         text.eachPosting(ref, fid, (short) => {
@@ -294,10 +331,11 @@ export class Evaluator {
         })
         continue
       }
-      const df = text.df(ref, fid)
-      if (!df) continue
+      const localDf = text.df(ref, fid)
+      if (!localDf) continue
+      const df = this.stat(`D:${fid}:${term}`, localDf)
       const weight = w * idf(n, df) * (K1 + 1)
-      const avg = text.avgFieldLength(fid)
+      const avg = this.avgFieldLength(fid)
       text.eachPosting(ref, fid, (short, tf) => {
         const d = text.docOf(short)
         if (d < 0) return
@@ -306,6 +344,14 @@ export class Evaluator {
         scores[d]! += (weight * tf) / (tf + norm)
       })
     }
+  }
+
+  /** BM25's average field length, over the whole index when scoring with global statistics. */
+  private avgFieldLength(fid: number): number {
+    const text = this.idx.text
+    const docs = this.stat('C', text.liveCount)
+    const terms = this.stat(`L:${fid}`, text.totalFieldLength(fid))
+    return docs ? terms / docs || 1 : 1
   }
 
   // ---- phrases, and terms of fields without their own postings: checked against the datasets ----
@@ -326,7 +372,10 @@ export class Evaluator {
       if (!isChecked(kind) && (node.type !== 'phrase' || terms.length < 2)) continue
       this.checked.get(node)?.delete(field)
       const candidates = this.textLeaf(field, kind, node, 0)
-      if (!candidates || count(candidates) > CHECK_LIMIT) continue
+      // (over the whole index: a shard checks exactly what the whole index would)
+      if (!candidates || this.stat(`K:${this.tag}${this.leafNo.get(node)}:${field}`, count(candidates)) > CHECK_LIMIT) continue
+      // phase one only counts: nothing it records depends on the checks
+      if (this.stats?.record) continue
       const ids: string[] = []
       forEachBit(candidates, (d) => ids.push(this.idx.ids[d]!))
       const slop = node.type === 'phrase' ? (node.slop ?? 0) : 0
@@ -341,6 +390,27 @@ export class Evaluator {
       byField.set(field, b)
     }
   }
+}
+
+/**
+ * Whether the plan has a leaf checked against the datasets (a phrase, or a term of a field
+ * without its own postings): whether a split index must count its candidates over every shard
+ * before a shard may decide to check it.
+ */
+export function hasCheckedLeaves(plan: QueryPlan): boolean {
+  const walk = (node: QueryNode): boolean => {
+    if (node.type === 'all') return false
+    if (node.type === 'bool') return [...node.must, ...node.should, ...node.mustNot].some(walk)
+    if (node.type !== 'phrase' && (node.type !== 'term' || node.fuzzy)) return false
+    const fields = node.field === DEFAULT_FIELDS ? plan.qf : [{ field: node.field, boost: 1 }]
+    return fields.some(({ field }) => {
+      const kind = fieldKind(field)
+      if (!TEXT_KINDS.has(kind)) return false
+      const terms = (kind === 'kv-generic' ? analyzeGenericQuery : analyzeQuery)(node.value)
+      return isChecked(kind) || (node.type === 'phrase' && terms.length >= 2)
+    })
+  }
+  return walk(plan.root)
 }
 
 const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))

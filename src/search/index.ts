@@ -37,6 +37,13 @@ export interface SearchRequest {
   phraseChecker?: PhraseChecker
   /** When the request's time is up (ms since the epoch): past it the search throws SearchTimeout. */
   deadline?: number
+  /**
+   * A shard of a split index: score with these statistics of the whole index (summed from every
+   * shard's `collectStats`), so relevance is the whole index's (see evaluate.ts ScoreStats).
+   */
+  globalStats?: Record<string, number>
+  /** Also answer the page's sort values (`tuples`), for merging shards' pages. */
+  withTuples?: boolean
 }
 
 export interface SearchHits {
@@ -47,6 +54,8 @@ export interface SearchHits {
   last?: (number | string | null)[]
   /** Per facet field: [value, count] pairs, highest counts first (ties by value). */
   facets: Record<string, [string, number][]>
+  /** With `withTuples`: each page document's sort values, then its id (rank.ts SortTuple). */
+  tuples?: (number | string | null)[][]
 }
 
 /**

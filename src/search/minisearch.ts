@@ -192,7 +192,8 @@ export class MemoryIndex implements SearchIndex {
 
   async search(req: SearchRequest): Promise<SearchHits> {
     const budget = req.deadline === undefined ? UNLIMITED : new Budget(req.deadline)
-    const evaluator = new Evaluator(this, req.phraseChecker ?? this.phraseChecker, budget)
+    const stats = req.globalStats ? { global: req.globalStats } : undefined
+    const evaluator = new Evaluator(this, req.phraseChecker ?? this.phraseChecker, budget, stats)
     try {
       return await this.run(req, evaluator, budget)
     } finally {
@@ -200,11 +201,28 @@ export class MemoryIndex implements SearchIndex {
     }
   }
 
+  /**
+   * Phase one of a search over shards: this shard's collection statistics for the request's
+   * scored query (see evaluate.ts ScoreStats); empty when the request is not sorted by score.
+   */
+  async collectStats(req: SearchRequest): Promise<Record<string, number>> {
+    const record: Record<string, number> = {}
+    const budget = req.deadline === undefined ? UNLIMITED : new Budget(req.deadline)
+    const evaluator = new Evaluator(this, undefined, budget, { record })
+    try {
+      await evaluator.run(req.q, req.sort.some((k) => k.field === 'score') && req.q.root.type !== 'all')
+      for (const [i, f] of req.filters.entries()) await evaluator.run(f, false, `f${i}`)
+    } finally {
+      this.giveScores(evaluator.scores)
+    }
+    return record
+  }
+
   private async run(req: SearchRequest, evaluator: Evaluator, budget: Budget): Promise<SearchHits> {
     const scoring = req.sort.some((k) => k.field === 'score') && req.q.root.type !== 'all'
     const matched = await evaluator.run(req.q, scoring)
-    for (const f of req.filters) {
-      const b = await evaluator.run(f, false)
+    for (const [i, f] of req.filters.entries()) {
+      const b = await evaluator.run(f, false, `f${i}`)
       andInto(matched, b)
     }
     const v = req.visibility
@@ -234,6 +252,9 @@ export class MemoryIndex implements SearchIndex {
       // a refresh may have removed a document while a phrase check awaited the database
       .filter((id): id is string => id !== undefined)
     const last = docs.length === req.rows && req.rows > 0 ? sortTuple(this, req.sort, evaluator.scores, docs[docs.length - 1]!) : undefined
+    const tuples = req.withTuples
+      ? docs.filter((n) => this.ids[n] !== undefined).map((n) => sortTuple(this, req.sort, evaluator.scores, n))
+      : undefined
     const facets: SearchHits['facets'] = {}
     if (req.facet) {
       for (const field of req.facet.fields) {
@@ -241,7 +262,7 @@ export class MemoryIndex implements SearchIndex {
         facets[field] = facetCounts(this, matched, field, req.facet)
       }
     }
-    return { count: total, ids, facets, ...(last ? { last } : {}) }
+    return { count: total, ids, facets, ...(last ? { last } : {}), ...(tuples ? { tuples } : {}) }
   }
 
   snapshot(): IndexSnapshot {

@@ -261,6 +261,11 @@ export class TextIndex {
     return this.count ? this.totals[field]! / this.count || 1 : 1
   }
 
+  /** The total number of terms of a field over every document (BM25's average, with count). */
+  totalFieldLength(field: number): number {
+    return this.totals[field]!
+  }
+
   get liveCount(): number {
     return this.count
   }
