@@ -331,7 +331,9 @@ export class Evaluator {
         })
         continue
       }
-      const localDf = text.df(ref, fid)
+      if (!text.df(ref, fid)) continue
+      // the live documents' count: relevance does not depend on the index's history
+      const localDf = text.liveDf(ref, fid)
       if (!localDf) continue
       const df = this.stat(`D:${fid}:${term}`, localDf)
       const weight = w * idf(n, df) * (K1 + 1)

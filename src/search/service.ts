@@ -7,6 +7,7 @@ import { indexDocument, phraseSources, type DocumentOptions, type IndexDoc } fro
 import type { PhraseChecker, SearchIndex, SearchService } from './index'
 import { MemoryIndex } from './minisearch'
 import { decodeSnapshot, encodeSnapshot } from './snapshot'
+import { shardOf } from './shards'
 
 const BATCH = 500
 /** Bytes per snapshot row (read one row at a time: see readSnapshot). */
@@ -42,6 +43,22 @@ export interface SearchServiceOptions {
    * not hold the load's or the snapshot's buffers until its heap next fills up).
    */
   afterBulkWork?: () => void
+  /**
+   * This index is one shard of a split one (Workers' search tier): it holds only the datasets
+   * whose id `shardOf` puts in shard `index` of `of`.
+   */
+  shard?: { index: number; of: number }
+  /**
+   * Where snapshots live (default: the catalogue's search_snapshot table, whose writes also prune
+   * the change log). A shard keeps its own (a Durable Object's storage) and prunes nothing.
+   */
+  snapshotStore?: SnapshotStore
+}
+
+/** A place for the index's snapshots. */
+export interface SnapshotStore {
+  read(io: SearchIo): Promise<{ seq: number; bytes: Uint8Array } | null>
+  write(io: SearchIo, seq: number, bytes: Uint8Array): Promise<void>
 }
 
 /** What the service reads through: a process's services (Node) or one request's (Workers). */
@@ -94,7 +111,9 @@ export class MemorySearchService implements SearchService {
       return
     }
     for (const c of changes) {
-      if (c.entity_type === 'package') this.pending.set(c.entity_id, gen)
+      if (c.entity_type === 'package') {
+        if (this.mine(c.entity_id)) this.pending.set(c.entity_id, gen)
+      }
       else if (c.entity_type === 'group') this.pendingGroups.set(c.entity_id, gen)
       else if (c.entity_type === 'vocabulary') {
         this.pendingVocabularies.set(c.entity_id, gen)
@@ -123,6 +142,12 @@ export class MemorySearchService implements SearchService {
     }, this.opts.idleSnapshotMs ?? IDLE_SNAPSHOT_MS)
     // never what keeps a process alive
     ;(this.idleTimer as { unref?: () => void }).unref?.()
+  }
+
+  /** Whether this index holds the dataset (every one, unless it is a shard). */
+  private mine(id: string): boolean {
+    const shard = this.opts.shard
+    return !shard || shardOf(id, shard.of) === shard.index
   }
 
   private get hasPending() {
@@ -234,7 +259,7 @@ export class MemorySearchService implements SearchService {
       )
       for (const r of rows) ids.add(String(r.id))
     }
-    await this.reindex(io, [...ids])
+    await this.reindex(io, [...ids].filter((id) => this.mine(id)))
     // Done with what was taken, unless a newer change named it again meanwhile.
     const settle = (pending: Map<string, number>, done: Map<string, number>) => {
       for (const [k, gen] of done) if (pending.get(k) === gen) pending.delete(k)
@@ -303,7 +328,7 @@ export class MemorySearchService implements SearchService {
     }
     const [head] = await io.read('SELECT COALESCE(MAX(seq), 0) AS seq FROM change_log')
     const rows = await io.read(`SELECT id FROM package ORDER BY metadata_created`)
-    const ids = rows.map((r) => String(r.id))
+    const ids = rows.map((r) => String(r.id)).filter((id) => this.mine(id))
     const opts = await this.documentOptions(io)
     const docs: IndexDoc[] = []
     const stamp = ++this.stamp
@@ -320,6 +345,16 @@ export class MemorySearchService implements SearchService {
 
   private async readSnapshot(io: SearchIo): Promise<{ seq: number; data: ReturnType<typeof decodeSnapshot> } | null> {
     if (this.opts.snapshots === false) return null
+    const store = this.opts.snapshotStore
+    if (store) {
+      const got = await store.read(io)
+      if (!got) return null
+      try {
+        return { seq: got.seq, data: decodeSnapshot(got.bytes) }
+      } catch {
+        return null // an older format: rebuild from the datasets
+      }
+    }
     // One chunk per read: a libSQL server limits the size of a response (sqld answers
     // RESPONSE_TOO_LARGE past 10 MB), so the whole snapshot is never asked for at once. A snapshot
     // replaced meanwhile (another seq or time on a chunk, or a chunk gone) is read again.
@@ -389,6 +424,7 @@ export class MemorySearchService implements SearchService {
     const seq = this.coveredSeq
     const bytes = encodeSnapshot(this.index!.snapshot())
     this.sinceSnapshot = 0
+    if (this.opts.snapshotStore) return this.opts.snapshotStore.write(io, seq, bytes)
     const created = new Date().toISOString()
     const stmts = [{ sql: 'DELETE FROM search_snapshot', args: [] as unknown[] }]
     for (let i = 0, chunk = 0; i < bytes.length; i += CHUNK, chunk++) {

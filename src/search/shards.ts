@@ -13,7 +13,8 @@
 // as in rank.ts), `count` is the sum, facets are every shard's full counts summed, then cut to
 // `mincount` and `limit` with the single index's order (count, then value).
 import { hasCheckedLeaves } from './evaluate'
-import type { SearchHits, SearchRequest } from './index'
+import type { SearchHits, SearchIndex, SearchRequest, SearchService } from './index'
+import type { Deps } from '../context'
 
 /** A request as it crosses to a shard: everything but the per-request phrase checker. */
 export type ShardRequest = Omit<SearchRequest, 'phraseChecker'>
@@ -121,4 +122,41 @@ export async function searchShards(shards: ShardClient[], req: ShardRequest): Pr
   }
   const parts = await Promise.all(shards.map((s) => s.search(shardReq)))
   return mergeHits(req, parts)
+}
+
+/**
+ * The search a runtime with a sharded index gives its requests (SearchService): each search goes
+ * to every shard through the clients `connect` makes for the request's I/O (on Workers: Durable
+ * Object stubs, which belong to the request that made them). The shards keep themselves in step
+ * with the change log; nothing here holds an index.
+ */
+export class ShardedSearchService implements SearchService {
+  constructor(private readonly connect: (io: Omit<Deps, 'search'> | null) => ShardClient[], private readonly io: Omit<Deps, 'search'> | null = null) {}
+
+  readonly loaded = true
+
+  async ready(): Promise<SearchIndex> {
+    const shards = this.connect(this.io)
+    const refuse = () => {
+      throw new Error('a sharded index changes only through the change log')
+    }
+    return {
+      search: ({ phraseChecker: _checker, ...req }: SearchRequest) => searchShards(shards, req),
+      put: refuse,
+      remove: refuse,
+      has: refuse,
+      get size(): number {
+        return refuse()
+      },
+    }
+  }
+
+  /** The shards keep their own snapshots. */
+  async writeSnapshot() {}
+  async flush() {}
+  stop() {}
+
+  through(io: Omit<Deps, 'search'>): SearchService {
+    return new ShardedSearchService(this.connect, io)
+  }
 }
