@@ -331,20 +331,46 @@ export class Evaluator {
         })
         continue
       }
-      if (!text.df(ref, fid)) continue
-      // the live documents' count: relevance does not depend on the index's history
-      const localDf = text.liveDf(ref, fid)
-      if (!localDf) continue
-      const df = this.stat(`D:${fid}:${term}`, localDf)
-      const weight = w * idf(n, df) * (K1 + 1)
-      const avg = this.avgFieldLength(fid)
+      const rawDf = text.df(ref, fid)
+      if (!rawDf) continue
+      if (text.dirt === 0) {
+        // no discarded postings: their number is the live documents' (one pass, nothing kept)
+        const weight = w * idf(n, this.stat(`D:${fid}:${term}`, rawDf)) * (K1 + 1)
+        const avg = this.avgFieldLength(fid)
+        text.eachPosting(ref, fid, (short, tf) => {
+          const d = text.docOf(short)
+          if (d < 0) return
+          b[d >>> 5]! |= 1 << (d & 31)
+          const norm = K1 * (1 - B + (B * text.fieldLength(short, fid)) / avg)
+          scores[d]! += (weight * tf) / (tf + norm)
+        })
+        continue
+      }
+      // one pass over the postings keeps the live documents: their number is BM25's document
+      // frequency (so relevance does not depend on the index's history: the postings of replaced
+      // documents stay in the segments until a compaction), then they are scored
+      let live = 0
       text.eachPosting(ref, fid, (short, tf) => {
         const d = text.docOf(short)
         if (d < 0) return
-        b[d >>> 5]! |= 1 << (d & 31)
-        const norm = K1 * (1 - B + (B * text.fieldLength(short, fid)) / avg)
-        scores[d]! += (weight * tf) / (tf + norm)
+        if (live === scratch.docs.length) growScratch(live * 2)
+        scratch.docs[live] = d
+        scratch.shorts[live] = short
+        scratch.tfs[live] = tf
+        live++
       })
+      if (!live) continue
+      const df = this.stat(`D:${fid}:${term}`, live)
+      const weight = w * idf(n, df) * (K1 + 1)
+      const avg = this.avgFieldLength(fid)
+      const { docs, shorts, tfs } = scratch
+      for (let i = 0; i < live; i++) {
+        const d = docs[i]!
+        const tf = tfs[i]!
+        b[d >>> 5]! |= 1 << (d & 31)
+        const norm = K1 * (1 - B + (B * text.fieldLength(shorts[i]!, fid)) / avg)
+        scores[d]! += (weight * tf) / (tf + norm)
+      }
     }
   }
 
@@ -413,6 +439,19 @@ export function hasCheckedLeaves(plan: QueryPlan): boolean {
     })
   }
   return walk(plan.root)
+}
+
+/** Postings of one term being scored (reused: a common term has as many as there are datasets). */
+const scratch = { docs: new Int32Array(1024), shorts: new Int32Array(1024), tfs: new Float64Array(1024) }
+function growScratch(size: number) {
+  const grow = <T extends Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
+    const b = make(size)
+    b.set(a)
+    return b
+  }
+  scratch.docs = grow(scratch.docs, (n) => new Int32Array(n))
+  scratch.shorts = grow(scratch.shorts, (n) => new Int32Array(n))
+  scratch.tfs = grow(scratch.tfs, (n) => new Float64Array(n))
 }
 
 const idf = (n: number, df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5))

@@ -224,20 +224,6 @@ export class TextIndex {
     return out
   }
 
-  /**
-   * Number of documents holding the term in this field, discarded ones left out: BM25's document
-   * frequency, the same whatever the index's history (the postings of replaced and removed
-   * documents stay in the segments until a compaction).
-   */
-  liveDf(ref: TermRef, field: number): number {
-    if (this.dirt === 0) return this.df(ref, field)
-    let n = 0
-    this.eachPosting(ref, field, (short) => {
-      if (this.docOf(short) >= 0) n++
-    })
-    return n
-  }
-
   /** Number of postings of the term in this field (discarded documents included). */
   df(ref: TermRef, field: number): number {
     let n = ref.live?.get(field)?.size ?? 0
