@@ -104,6 +104,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.auth.login_attempts', 'int', 10, 'Failed web sign-ins allowed per user name and per client address in 15 minutes before further attempts are refused.'),
   // Lists and limits
   o('service.search.rows_max', 'int', 1000, 'Upper limit of package_search rows.'),
+  o('service.search.shards', 'int', 0, 'Workers: the search index in this many Durable Objects (the SEARCH_SHARD binding), each holding the datasets a hash of their id puts there; 0: every isolate holds the whole index. Node keeps its index in process whatever this says.'),
   o('search.facets.limit', 'int', 50, 'Default package_search facet.limit.'),
   o('search.facets.default', 'int', 10, 'Facet items shown by default in the web front end.'),
   o('service.search.default_package_sort', 'string', 'score desc, metadata_modified desc', 'Default package_search sort.'),

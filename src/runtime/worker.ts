@@ -28,11 +28,16 @@ import { notConfiguredMailer } from '../notify/mailer'
 import { r2BlobStore, type R2Bucket } from './worker-blob-store'
 import { gatedClient, type WriteGate } from './worker-db'
 import { SCHEMING_KEY, storedSchemas } from '../scheming/store'
+import { ShardHost, shardedSearch, type ShardNamespace } from './worker-search'
 
-/** [vars], secrets and bindings: STORAGE is the R2 bucket of uploads (wrangler.toml r2_buckets). */
+/**
+ * [vars], secrets and bindings: STORAGE is the R2 bucket of uploads (wrangler.toml r2_buckets),
+ * SEARCH_SHARD the Durable Objects of the search tier (used when service.search.shards > 0).
+ */
 interface WorkerEnv {
   [name: string]: unknown
   STORAGE?: R2Bucket
+  SEARCH_SHARD?: ShardNamespace
 }
 
 /** The string settings among the bindings ([vars] and secrets), for loadConfig. */
@@ -48,7 +53,13 @@ function settings(env: WorkerEnv): Record<string, string | undefined> {
  * DataStore) is made anew for each request: workerd lets no request use, await or settle
  * another request's I/O, so nothing in flight is ever shared.
  */
-type Built = { app: App; drainJobs: () => Promise<number>; pruneLog: () => Promise<void> }
+type Built = {
+  app: App
+  drainJobs: () => Promise<number>
+  pruneLog: () => Promise<void>
+  /** For a search shard's Durable Object: the isolate's services and a request's own. */
+  shard: { shared: Omit<Deps, 'search'>; forRequest: () => Promise<Omit<Deps, 'search'>> }
+}
 let built: Built | undefined
 
 function build(env: WorkerEnv): Built {
@@ -81,6 +92,11 @@ function build(env: WorkerEnv): Built {
     mailer: notConfiguredMailer('no mail adapter on Workers; smtp.server applies to Node only'),
   })
   const search = shared.search as MemorySearchService
+  // the search tier: the index in Durable Objects, none in this isolate
+  const shardCount = config.int('service.search.shards')
+  if (shardCount > 0 && !env.SEARCH_SHARD)
+    throw new Error('service.search.shards is set but the SEARCH_SHARD Durable Object binding is missing (wrangler.toml)')
+  const sharded = shardCount > 0 && env.SEARCH_SHARD ? shardedSearch(env.SEARCH_SHARD, shardCount) : null
   // a new schema snapshot applies to the isolate's next requests
   shared.changes.subscribe(async (batch, reader) => {
     if (batch.some((c) => c.entity_type === '*' || (c.entity_type === 'config' && c.entity_id === SCHEMING_KEY)))
@@ -116,7 +132,7 @@ function build(env: WorkerEnv): Built {
       jobs: libsqlJobQueue(client, { now: shared.now, newId: shared.newId, kinds: jobKinds }),
       answers: defaultAnswerCache(),
     }
-    const deps: Deps = { ...io, search: search.through(io) }
+    const deps: Deps = { ...io, search: (sharded ?? search).through(io) }
     if (!warm) {
       // Each request that finds the isolate cold warms it itself; a failure is retried next time.
       // Migrations run out of band (drizzle-kit migrate); only the config overlay loads here.
@@ -151,7 +167,12 @@ function build(env: WorkerEnv): Built {
     const deps = await depsFor(config)
     await deps.db.$client.execute(pruneStatement(config.int('service.changes.retention_days') || 90))
   }
-  return { app: createApp({ configFor, forRequest }), drainJobs, pruneLog }
+  return {
+    app: createApp({ configFor, forRequest }),
+    drainJobs,
+    pruneLog,
+    shard: { shared, forRequest: () => depsFor(config) },
+  }
 }
 
 function logOutcome(outcome: RunOutcome) {
@@ -171,4 +192,20 @@ export default {
     await built.pruneLog().catch((e: unknown) => console.error('change log pruning failed:', e))
     await built.drainJobs()
   },
+}
+
+/**
+ * A shard of the search index (wrangler.toml durable_objects SEARCH_SHARD): the datasets a hash of
+ * their id puts in it, kept in step with the change log (src/runtime/worker-search.ts).
+ */
+export class SearchShard {
+  private readonly host: ShardHost
+
+  constructor(_state: unknown, env: WorkerEnv) {
+    this.host = new ShardHost(() => (built ??= build(env)).shard)
+  }
+
+  fetch(req: Request): Promise<Response> {
+    return this.host.handle(req)
+  }
 }

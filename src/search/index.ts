@@ -92,6 +92,8 @@ export interface SearchService {
 
 export interface SearchIndex {
   search(req: SearchRequest): Promise<SearchHits>
+  /** Phase one of a search over shards: this index's statistics (MemoryIndex.collectStats). */
+  collectStats?(req: SearchRequest): Promise<Record<string, number>>
   /** Adds or replaces a dataset's document. */
   put(doc: IndexDoc): void
   remove(id: string): void

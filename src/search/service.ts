@@ -205,6 +205,7 @@ export class MemorySearchService implements SearchService {
     const checker = this.phraseChecker(io)
     return {
       search: (req) => index.search({ ...req, phraseChecker: checker }),
+      collectStats: (req) => index.collectStats(req),
       put: (doc) => index.put(doc),
       remove: (id) => index.remove(id),
       has: (id) => index.has(id),

@@ -116,6 +116,8 @@ export async function workerIsolate(script: string, bindings: Record<string, str
     compatibilityFlags: ['nodejs_compat'],
     bindings,
     r2Buckets: ['STORAGE'],
+    // the search tier's shards (used when SERVICE__SEARCH__SHARDS is set)
+    durableObjects: { SEARCH_SHARD: { className: 'SearchShard', useSQLite: true } },
   })
   await mf.ready
   return mf

@@ -1,0 +1,127 @@
+// Issue 32: the search index in Durable Objects (SEARCH_SHARD, service.search.shards) in workerd
+// against sqld answers package_search exactly as a Node process over the same catalogue, at 1, 2
+// and 8 shards, for anonymous callers, members, collaborators and sysadmins, and after writes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Miniflare } from 'miniflare'
+import { createApp } from '../../src/app'
+import { loadConfig } from '../../src/config/load'
+import { buildDeps, warmUp } from '../../src/runtime/deps'
+import { openCatalogDb } from '../../src/runtime/node-db'
+import { TEST_PROFILE } from '../helpers/setup'
+import { okWorker, startWorker, type WorkerEnv } from './harness'
+import { parseQ } from '../../src/search/query'
+
+let w: WorkerEnv
+const sharded = new Map<number, Miniflare>()
+let member: { apikey: string }
+let collaborator: { apikey: string }
+let node: { app: ReturnType<typeof createApp>; close: () => void }
+
+const VARS = { 'ckan.auth.allow_dataset_collaborators': 'true' }
+
+async function userWithToken(mf: Miniflare, name: string) {
+  await okWorker(mf, 'user_create', { name, email: `${name}@example.org`, password: 'password123' }, w.sysadmin)
+  const { token } = await okWorker(mf, 'api_token_create', { user: name, name: 'test' }, w.sysadmin)
+  return { apikey: token as string }
+}
+
+beforeAll(async () => {
+  w = await startWorker(VARS)
+  const mf = w.mf
+  member = await userWithToken(mf, 'shard-member')
+  collaborator = await userWithToken(mf, 'shard-collaborator')
+  const org = await okWorker(mf, 'organization_create', { name: 'shard-org', title: 'Shard Org' }, w.sysadmin)
+  await okWorker(mf, 'organization_member_create', { id: org.id, username: 'shard-member', role: 'editor' }, w.sysadmin)
+  const words = ['water', 'river', 'quality', 'air', 'budget', 'school', 'rail', 'solar']
+  for (let i = 0; i < 40; i++) {
+    const d = await okWorker(
+      mf,
+      'package_create',
+      {
+        name: `shard-ds-${i}`,
+        title: `${words[i % 8]} ${words[(i * 3) % 8]} report ${i}`,
+        notes: `About ${words[(i * 5) % 8]} and ${words[(i * 7) % 8]}`,
+        owner_org: i % 4 ? org.id : undefined,
+        private: i % 4 !== 0 && i % 5 === 0,
+        tags: [{ name: words[i % 4]! }],
+        resources: [{ url: `http://e.com/${i}.${i % 2 ? 'csv' : 'json'}` }],
+      },
+      w.sysadmin,
+    )
+    if (i % 10 === 5) await okWorker(mf, 'package_collaborator_create', { id: d.id, user_id: 'shard-collaborator', capacity: 'member' }, w.sysadmin)
+  }
+  for (const n of [1, 2, 8]) sharded.set(n, await w.isolate({ SERVICE__SEARCH__SHARDS: String(n) }))
+  const opened = await openCatalogDb(w.catalogue.url)
+  const deps = buildDeps(loadConfig({ ...TEST_PROFILE, ...VARS }), opened.db)
+  await warmUp(deps)
+  node = { app: createApp(deps), close: () => opened.close() }
+}, 180_000)
+afterAll(async () => {
+  node?.close()
+  await w?.close()
+})
+
+const SEARCHES: Record<string, unknown>[] = [
+  {},
+  { q: 'water' },
+  { q: 'water quality', 'facet.field': ['organization', 'tags', 'res_format'], rows: 20 },
+  { q: '"water quality"' },
+  { q: 'river OR air', sort: 'name desc', rows: 5, start: 3 },
+  { fq: 'organization:shard-org', sort: 'metadata_modified desc', rows: 50 },
+  { q: 'report', include_private: true, include_drafts: true, 'facet.field': ['capacity'], rows: 100 },
+  { q: 'budget~1 sol*', sort: 'score desc, name asc' },
+  { q: '*:*', cursor: '*', rows: 7, sort: 'name asc' },
+]
+
+async function onNode(params: Record<string, unknown>, as: { apikey: string } | null) {
+  const res = await node.app.request('/api/3/action/package_search', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(as ? { authorization: as.apikey } : {}) },
+    body: JSON.stringify(params),
+  })
+  return ((await res.json()) as { result: unknown }).result
+}
+
+async function compareAll(n: number) {
+  const mf = sharded.get(n)!
+  for (const as of [null, w.sysadmin, member, collaborator])
+    for (const s of SEARCHES) expect(await okWorker(mf, 'package_search', s, as ?? undefined), `${n} shards, ${JSON.stringify(s)}`).toEqual(await onNode(s, as))
+}
+
+describe('package_search with the index in Durable Objects', () => {
+  it('answers as Node at 1, 2 and 8 shards, for every caller', async () => {
+    for (const n of [1, 2, 8]) await compareAll(n)
+  }, 120_000)
+
+  it('follows writes made through another isolate (the change log reaches the shards)', async () => {
+    await okWorker(w.mf, 'package_create', { name: 'shard-fresh', title: 'Fresh water report', tags: [{ name: 'water' }] }, w.sysadmin)
+    await okWorker(w.mf, 'package_patch', { id: 'shard-ds-3', title: 'Renamed solar report' }, w.sysadmin)
+    await okWorker(w.mf, 'package_delete', { id: 'shard-ds-7' }, w.sysadmin)
+    await okWorker(w.mf, 'organization_patch', { id: 'shard-org', title: 'River Authority' }, w.sysadmin)
+    for (const n of [2, 8]) await compareAll(n)
+    const found = await okWorker(sharded.get(8)!, 'package_search', { q: 'fresh' })
+    expect(found.results.map((d: { name: string }) => d.name)).toEqual(['shard-fresh'])
+  }, 120_000)
+})
+
+describe('the shards themselves', () => {
+  it('each Durable Object holds its part of the catalogue, and the parts make the whole', async () => {
+    const mf = sharded.get(8)!
+    const ns = await mf.getDurableObjectNamespace('SEARCH_SHARD')
+    const everything = { q: parseQ(''), filters: [], visibility: { states: null, includePrivate: true, labels: null }, sort: [], start: 0, rows: 0 }
+    const counts: number[] = []
+    for (let index = 0; index < 8; index++) {
+      const stub = ns.get(ns.idFromName(`search-8-${index}`))
+      const res = await stub.fetch('https://search-shard/search', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ shard: { index, of: 8 }, request: everything }),
+      })
+      counts.push(((await res.json()) as { ok: { count: number } }).ok.count)
+    }
+    const total = (await okWorker(mf, 'package_search', { include_private: true, include_drafts: true, include_deleted: true, rows: 0 }, w.sysadmin)).count
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(total)
+    expect(Math.max(...counts)).toBeLessThan(total)
+    expect(counts.filter((c) => c > 0).length).toBeGreaterThan(4)
+  })
+})
