@@ -6,7 +6,7 @@
 // the change log before it answers, so one that missed changes (or lost its memory) catches up by
 // itself.
 import type { Deps } from '../context'
-import { MemorySearchService } from '../search/service'
+import { MemorySearchService, type SnapshotStore } from '../search/service'
 import { ShardedSearchService, type ShardClient, type ShardRequest } from '../search/shards'
 import type { SearchHits } from '../search/index'
 import { SearchTimeout } from '../search/budget'
@@ -15,6 +15,52 @@ import { SearchTimeout } from '../search/budget'
 export interface ShardNamespace {
   idFromName(name: string): unknown
   get(id: unknown): { fetch(input: string, init?: RequestInit): Promise<Response> }
+}
+
+/** The parts of a Durable Object's state used here (structural: SQLite-backed storage). */
+export interface ShardState {
+  storage: {
+    sql: { exec(query: string, ...bindings: unknown[]): { toArray(): Record<string, unknown>[] } }
+    transactionSync<T>(fn: () => T): T
+  }
+  waitUntil?(p: Promise<unknown>): void
+}
+
+/** A Durable Object's SQLite storage holds 2 MB a value: snapshots go in 1 MB chunks. */
+const CHUNK = 1024 * 1024
+
+/**
+ * The shard's snapshot in its own storage (SQLite-backed Durable Object storage): read when the
+ * object starts cold, then only the change log after it is applied. Chosen over R2 because a shard
+ * of the default size (at most 64 MB of heap; its snapshot is about as big as its heap) fits in
+ * the object's storage, which is read in the object's own process without a network round trip.
+ */
+export function shardSnapshotStore(state: ShardState): SnapshotStore {
+  const sql = state.storage.sql
+  sql.exec('CREATE TABLE IF NOT EXISTS search_snapshot (chunk INTEGER PRIMARY KEY, seq INTEGER NOT NULL, data BLOB NOT NULL)')
+  return {
+    async read() {
+      const rows = sql.exec('SELECT chunk, seq, data FROM search_snapshot ORDER BY chunk').toArray()
+      if (!rows.length) return null
+      const seq = Number(rows[0]!.seq)
+      if (rows.some((r, i) => Number(r.chunk) !== i || Number(r.seq) !== seq)) return null
+      const parts = rows.map((r) => new Uint8Array(r.data as ArrayBuffer))
+      const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+      let at = 0
+      for (const p of parts) {
+        bytes.set(p, at)
+        at += p.length
+      }
+      return { seq, bytes }
+    },
+    async write(_io, seq, bytes) {
+      state.storage.transactionSync(() => {
+        sql.exec('DELETE FROM search_snapshot')
+        for (let i = 0, chunk = 0; i < bytes.length; i += CHUNK, chunk++)
+          sql.exec('INSERT INTO search_snapshot (chunk, seq, data) VALUES (?, ?, ?)', chunk, seq, bytes.slice(i, i + CHUNK).buffer)
+      })
+    },
+  }
 }
 
 /** Which shard of how many: every request names it, so an object needs no setup of its own. */
@@ -66,6 +112,8 @@ export class ShardHost {
 
   constructor(
     private readonly services: () => { shared: Io; forRequest: () => Promise<Io> },
+    /** The object's state: its snapshot lives in its storage (none: snapshots are not kept). */
+    private readonly state?: ShardState,
   ) {}
 
   async handle(req: Request): Promise<Response> {
@@ -79,8 +127,21 @@ export class ShardHost {
     try {
       const { shared, forRequest } = this.services()
       const io = await forRequest()
-      const index = await this.serviceFor(shared, body.shard).through(io).ready()
-      const ok = op === 'stats' ? await index.collectStats!(body.request) : await index.search(body.request)
+      const service = this.serviceFor(shared, body.shard)
+      const view = service.through(io)
+      const index = await view.ready()
+      const ok =
+        op === 'stats'
+          ? await index.collectStats!(body.request)
+          : op === 'status'
+            ? { shard: body.shard, datasets: index.size, loadedFrom: service.loadedFrom }
+            : await index.search(body.request)
+      // a snapshot after a build from the datasets or many changes: written to the object's own
+      // storage once the answer has gone (no I/O of the request's is used)
+      if (service.snapshotDue) {
+        const writing = view.writeSnapshot().catch((e: unknown) => console.error('search shard snapshot failed', e))
+        this.state?.waitUntil?.(writing)
+      }
       return Response.json({ ok })
     } catch (e) {
       const timeout = e instanceof SearchTimeout
@@ -90,7 +151,11 @@ export class ShardHost {
 
   private serviceFor(shared: Io, name: ShardName): MemorySearchService {
     if (!this.service || this.name?.index !== name.index || this.name.of !== name.of) {
-      this.service = new MemorySearchService(shared, { perRequest: true, snapshots: false, shard: name })
+      this.service = new MemorySearchService(shared, {
+        perRequest: true,
+        shard: name,
+        ...(this.state ? { snapshotStore: shardSnapshotStore(this.state) } : { snapshots: false }),
+      })
       this.name = name
     }
     return this.service

@@ -28,7 +28,7 @@ import { notConfiguredMailer } from '../notify/mailer'
 import { r2BlobStore, type R2Bucket } from './worker-blob-store'
 import { gatedClient, type WriteGate } from './worker-db'
 import { SCHEMING_KEY, storedSchemas } from '../scheming/store'
-import { ShardHost, shardedSearch, type ShardNamespace } from './worker-search'
+import { ShardHost, shardedSearch, type ShardNamespace, type ShardState } from './worker-search'
 
 /**
  * [vars], secrets and bindings: STORAGE is the R2 bucket of uploads (wrangler.toml r2_buckets),
@@ -201,8 +201,8 @@ export default {
 export class SearchShard {
   private readonly host: ShardHost
 
-  constructor(_state: unknown, env: WorkerEnv) {
-    this.host = new ShardHost(() => (built ??= build(env)).shard)
+  constructor(state: ShardState, env: WorkerEnv) {
+    this.host = new ShardHost(() => (built ??= build(env)).shard, state)
   }
 
   fetch(req: Request): Promise<Response> {

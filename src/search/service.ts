@@ -90,6 +90,10 @@ export class MemorySearchService implements SearchService {
   private idleTimer: ReturnType<typeof setTimeout> | null = null
   /** stop() was called: no more snapshots (the database is being closed). */
   private stopped = false
+  /** The index was built from the datasets, not from a snapshot, and none has been written since. */
+  private unsnapshotted = false
+  /** Where the index in memory came from: a snapshot (and the log after it) or the datasets. */
+  loadedFrom: 'snapshot' | 'datasets' | null = null
 
   constructor(
     private readonly deps: SearchIo,
@@ -219,6 +223,16 @@ export class MemorySearchService implements SearchService {
     return this.index !== null
   }
 
+  /**
+   * Whether a snapshot is due: the index was built from the datasets, or enough of it was
+   * re-indexed since the last one. For owners that write snapshots themselves (perRequest: a
+   * Durable Object, through `through(io).writeSnapshot()`).
+   */
+  get snapshotDue(): boolean {
+    if (!this.index || this.opts.snapshots === false || this.stopped) return false
+    return (this.unsnapshotted && this.index.size > 0) || this.sinceSnapshot >= Math.max(SNAPSHOT_AFTER, this.index.size / SNAPSHOT_SHARE)
+  }
+
   private ctx(io: SearchIo): ActionContext {
     return systemContext({ ...io, search: this.through(io) })
   }
@@ -316,13 +330,14 @@ export class MemorySearchService implements SearchService {
     const checker = this.sharedChecker()
     // Changes from here on reach `pending` through the feed; the tail below covers the rest.
     const snapshot = await this.readSnapshot(io)
-    if (snapshot) {
+    if (snapshot && (await this.logCovers(io, snapshot.seq))) {
       const rows = await io.read(
         `SELECT DISTINCT entity_type, entity_id FROM change_log
          WHERE seq > ? AND entity_type IN ('package', 'group', 'vocabulary')`,
         [snapshot.seq],
       )
       this.index = MemoryIndex.restore(snapshot.data, checker)
+      this.loadedFrom = 'snapshot'
       this.coveredSeq = snapshot.seq
       this.onChanges(rows.map((r) => ({ seq: 0, entity_type: String(r.entity_type), entity_id: String(r.entity_id), op: '' })))
       return
@@ -341,7 +356,23 @@ export class MemorySearchService implements SearchService {
     this.index = MemoryIndex.build(docs, checker)
     if (this.opts.perRequest) for (const id of ids) this.putStamps.set(id, stamp)
     this.coveredSeq = Number(head?.seq ?? 0)
+    this.unsnapshotted = true
+    this.loadedFrom = 'datasets'
     if (docs.length) this.scheduleSnapshot()
+  }
+
+  /**
+   * Whether the change log still holds every row after `seq`: a snapshot older than what was
+   * pruned (a shard's own, which the pruning does not wait for) would miss changes, and the index
+   * is then built from the datasets instead.
+   */
+  private async logCovers(io: SearchIo, seq: number): Promise<boolean> {
+    const [r] = await io.read(
+      `SELECT (SELECT seq FROM change_log ORDER BY seq LIMIT 1) AS first,
+              (SELECT seq FROM sqlite_sequence WHERE name = 'change_log') AS last`,
+    )
+    const first = r?.first === null || r?.first === undefined ? null : Number(r.first)
+    return first === null ? Number(r?.last ?? 0) <= seq : first <= seq + 1
   }
 
   private async readSnapshot(io: SearchIo): Promise<{ seq: number; data: ReturnType<typeof decodeSnapshot> } | null> {
@@ -425,6 +456,7 @@ export class MemorySearchService implements SearchService {
     const seq = this.coveredSeq
     const bytes = encodeSnapshot(this.index!.snapshot())
     this.sinceSnapshot = 0
+    this.unsnapshotted = false
     if (this.opts.snapshotStore) return this.opts.snapshotStore.write(io, seq, bytes)
     const created = new Date().toISOString()
     const stmts = [{ sql: 'DELETE FROM search_snapshot', args: [] as unknown[] }]

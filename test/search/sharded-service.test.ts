@@ -111,3 +111,46 @@ describe('package_search through shards kept by the change log', () => {
     await compare(n)
   })
 })
+
+describe("a shard's own snapshot", () => {
+  const memoryStore = () => {
+    let kept: { seq: number; bytes: Uint8Array } | null = null
+    return {
+      store: {
+        read: async () => kept,
+        write: async (_io: unknown, seq: number, bytes: Uint8Array) => {
+          kept = { seq, bytes: bytes.slice() }
+        },
+      },
+      get kept() {
+        return kept
+      },
+    }
+  }
+
+  it('is written when due, loaded by a new shard with the log after it, and refused once the log was pruned past it', async () => {
+    const mem = memoryStore()
+    const shard = { index: 1, of: 2 }
+    const first = new MemorySearchService(t.deps, { shard, snapshotStore: mem.store })
+    await first.ready()
+    expect(first.loadedFrom).toBe('datasets')
+    expect(first.snapshotDue).toBe(true)
+    await first.writeSnapshot()
+    expect(first.snapshotDue).toBe(false)
+    expect(mem.kept).not.toBeNull()
+    // a change after the snapshot: a new shard loads the snapshot and applies it from the log
+    const later = await t.make.dataset(sys, { title: 'written after the snapshot' })
+    const second = new MemorySearchService(t.deps, { shard, snapshotStore: mem.store })
+    const index = await second.ready()
+    expect(second.loadedFrom).toBe('snapshot')
+    const { shardOf } = await import('../../src/search/shards')
+    expect(index.has(later.id)).toBe(shardOf(later.id, 2) === 1)
+    // the log pruned past the snapshot: a new shard builds from the datasets
+    await t.make.dataset(sys, { title: 'another' })
+    await t.client.execute({ sql: 'DELETE FROM change_log WHERE seq <= ?', args: [mem.kept!.seq + 1] })
+    const third = new MemorySearchService(t.deps, { shard, snapshotStore: mem.store })
+    await third.ready()
+    expect(third.loadedFrom).toBe('datasets')
+    for (const s of [first, second, third]) s.stop()
+  })
+})

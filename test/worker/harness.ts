@@ -39,7 +39,7 @@ export interface WorkerEnv {
    * A new isolate of the same Worker and databases (as another edge location would be);
    * `vars` changes its settings (undefined removes one).
    */
-  isolate(vars?: Record<string, string | undefined>, opts?: { cachePersist?: string }): Promise<Miniflare>
+  isolate(vars?: Record<string, string | undefined>, opts?: { cachePersist?: string; durableObjectsPersist?: string }): Promise<Miniflare>
   mf: Miniflare
   catalogue: Sqld
   datastore: Sqld
@@ -78,7 +78,7 @@ export async function startWorker(
     }),
     ...vars,
   }
-  const isolate = (changes: Record<string, string | undefined> = {}, opts: { cachePersist?: string } = {}) => {
+  const isolate = (changes: Record<string, string | undefined> = {}, opts: { cachePersist?: string; durableObjectsPersist?: string } = {}) => {
     const merged: Record<string, string> = { ...bindings }
     for (const [k, v] of Object.entries(changes)) {
       if (v === undefined) delete merged[k]
@@ -87,7 +87,7 @@ export async function startWorker(
     return workerIsolate(script, merged, opts)
   }
   const isolates: Miniflare[] = []
-  const track = async (changes?: Record<string, string | undefined>, opts?: { cachePersist?: string }) => {
+  const track = async (changes?: Record<string, string | undefined>, opts?: { cachePersist?: string; durableObjectsPersist?: string }) => {
     const mf = await isolate(changes, opts)
     isolates.push(mf)
     return mf
@@ -100,16 +100,22 @@ export async function startWorker(
     datastore,
     sysadmin: { apikey: admin.apikey! },
     async close() {
-      await Promise.all(isolates.map((m) => m.dispose()))
+      // (a test may have disposed one already)
+      await Promise.all(isolates.map((m) => m.dispose().catch(() => undefined)))
       await Promise.all([catalogue.stop(), datastore.stop()])
     },
   }
 }
 
 /** One isolate of the bundled Worker, with these [vars] and an R2 bucket as STORAGE. */
-export async function workerIsolate(script: string, bindings: Record<string, string>, opts: { cachePersist?: string } = {}) {
+export async function workerIsolate(
+  script: string,
+  bindings: Record<string, string>,
+  opts: { cachePersist?: string; durableObjectsPersist?: string } = {},
+) {
   const mf = new Miniflare({
     ...(opts.cachePersist ? { cachePersist: opts.cachePersist } : {}),
+    ...(opts.durableObjectsPersist ? { durableObjectsPersist: opts.durableObjectsPersist } : {}),
     modules: true,
     script,
     compatibilityDate: '2026-04-01',

@@ -10,6 +10,10 @@ import { openCatalogDb } from '../../src/runtime/node-db'
 import { TEST_PROFILE } from '../helpers/setup'
 import { okWorker, startWorker, type WorkerEnv } from './harness'
 import { parseQ } from '../../src/search/query'
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'libsql'
+import { tempDir } from '../helpers/temp-dirs'
 
 let w: WorkerEnv
 const sharded = new Map<number, Miniflare>()
@@ -107,7 +111,8 @@ describe('package_search with the index in Durable Objects', () => {
 describe('the shards themselves', () => {
   it('each Durable Object holds its part of the catalogue, and the parts make the whole', async () => {
     const mf = sharded.get(8)!
-    const ns = await mf.getDurableObjectNamespace('SEARCH_SHARD')
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const ns = (await mf.getDurableObjectNamespace('SEARCH_SHARD')) as any
     const everything = { q: parseQ(''), filters: [], visibility: { states: null, includePrivate: true, labels: null }, sort: [], start: 0, rows: 0 }
     const counts: number[] = []
     for (let index = 0; index < 8; index++) {
@@ -124,4 +129,56 @@ describe('the shards themselves', () => {
     expect(Math.max(...counts)).toBeLessThan(total)
     expect(counts.filter((c) => c > 0).length).toBeGreaterThan(4)
   })
+})
+
+describe('a shard that starts cold', () => {
+  it('writes its snapshot to its storage, and a new object loads it and the log after it', async () => {
+    const persist = tempDir('ckan-edge-shards-')
+    const first = await w.isolate({ SERVICE__SEARCH__SHARDS: '2' }, { durableObjectsPersist: persist })
+    const asked = { q: 'water OR report', rows: 30, 'facet.field': ['tags'] }
+    expect(await okWorker(first, 'package_search', asked)).toEqual(await onNode(asked, null))
+    // the snapshots are written once the answers have gone: wait for both objects' files to hold one
+    const snapshots = async () => {
+      const files = readdirSync(persist, { recursive: true }).map(String).filter((f) => f.endsWith('.sqlite'))
+      let rows = 0
+      let objects = 0
+      for (const f of files) {
+        const db = new Database(join(persist, f), { readonly: true })
+        try {
+          const has = (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_snapshot'").get() as { n: number }).n
+          const n = has ? (db.prepare('SELECT count(*) AS n FROM search_snapshot').get() as { n: number }).n : 0
+          rows += n
+          if (n) objects++
+        } finally {
+          db.close()
+        }
+      }
+      return { objects, rows }
+    }
+    let seen = await snapshots()
+    for (let i = 0; i < 50 && seen.objects < 2; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      seen = await snapshots()
+    }
+    // one snapshot per shard object
+    expect(seen.objects).toBe(2)
+    expect(seen.rows).toBeGreaterThanOrEqual(2)
+    await first.dispose()
+    // changes while no object ran: the next ones load their snapshot and apply the log after it
+    await okWorker(w.mf, 'package_create', { name: 'shard-while-cold', title: 'Water while cold', tags: [{ name: 'water' }] }, w.sysadmin)
+    await okWorker(w.mf, 'package_patch', { id: 'shard-ds-11', title: 'Water, renamed while cold' }, w.sysadmin)
+    const second = await w.isolate({ SERVICE__SEARCH__SHARDS: '2' }, { durableObjectsPersist: persist })
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const ns = (await second.getDurableObjectNamespace('SEARCH_SHARD')) as any
+    for (let index = 0; index < 2; index++) {
+      const res = await ns.get(ns.idFromName(`search-2-${index}`)).fetch('https://search-shard/status', {
+        method: 'POST',
+        body: JSON.stringify({ shard: { index, of: 2 }, request: {} }),
+      })
+      expect(((await res.json()) as { ok: { loadedFrom: string } }).ok.loadedFrom).toBe('snapshot')
+    }
+    for (const as of [null, w.sysadmin, member])
+      for (const s of [asked, ...SEARCHES]) expect(await okWorker(second, 'package_search', s, as ?? undefined)).toEqual(await onNode(s, as))
+    await second.dispose()
+  }, 120_000)
 })
