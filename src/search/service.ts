@@ -27,6 +27,10 @@ const IDLE_SNAPSHOT_MS = 10_000
 
 type Dict = Record<string, unknown>
 
+/** The change-log entry of a new scheming snapshot (src/scheming/store.ts SCHEMING_KEY). */
+const SCHEMAS_ENTITY = 'scheming:snapshot'
+const isSchemasChange = (c: Change) => c.entity_type === 'config' && c.entity_id === SCHEMAS_ENTITY
+
 export interface SearchServiceOptions {
   /** Write snapshots (off for tests that count queries; on by default). */
   snapshots?: boolean
@@ -92,6 +96,8 @@ export class MemorySearchService implements SearchService {
   private stopped = false
   /** The index was built from the datasets, not from a snapshot, and none has been written since. */
   private unsnapshotted = false
+  /** The next load builds from the datasets (the schemas changed since any snapshot). */
+  private skipSnapshot = false
   /** Where the index in memory came from: a snapshot (and the log after it) or the datasets. */
   loadedFrom: 'snapshot' | 'datasets' | null = null
 
@@ -104,7 +110,11 @@ export class MemorySearchService implements SearchService {
 
   private onChanges(changes: Change[]) {
     const gen = ++this.generation
-    if (changes.some((c) => c.entity_type === '*')) {
+    const schemasChanged = changes.some(isSchemasChange)
+    // new metadata schemas change every document (which fields are text, which are lists): the
+    // index is built again from the datasets, not from a snapshot made under the old ones
+    if (schemasChanged) this.skipSnapshot = true
+    if (schemasChanged || changes.some((c) => c.entity_type === '*')) {
       // the log was pruned past what this index covers: the next search loads it afresh (the
       // snapshot, which covers every pruned row, and the log after it)
       if (!this.loading) this.index = null
@@ -329,17 +339,24 @@ export class MemorySearchService implements SearchService {
   private async load(io: SearchIo) {
     const checker = this.sharedChecker()
     // Changes from here on reach `pending` through the feed; the tail below covers the rest.
-    const snapshot = await this.readSnapshot(io)
-    if (snapshot && (await this.logCovers(io, snapshot.seq))) {
-      const rows = await io.read(
-        `SELECT DISTINCT entity_type, entity_id FROM change_log
-         WHERE seq > ? AND entity_type IN ('package', 'group', 'vocabulary')`,
-        [snapshot.seq],
-      )
+    const skip = this.skipSnapshot
+    this.skipSnapshot = false
+    const snapshot = skip ? null : await this.readSnapshot(io)
+    const tail = snapshot
+      ? await io.read(
+          `SELECT DISTINCT entity_type, entity_id FROM change_log
+           WHERE seq > ? AND (entity_type IN ('package', 'group', 'vocabulary')
+             OR (entity_type = 'config' AND entity_id = ?))`,
+          [snapshot.seq, SCHEMAS_ENTITY],
+        )
+      : []
+    // a snapshot made under schemas changed since is not used (see onChanges)
+    const usable = snapshot && !tail.some((r) => r.entity_type === 'config') && (await this.logCovers(io, snapshot.seq))
+    if (snapshot && usable) {
       this.index = MemoryIndex.restore(snapshot.data, checker)
       this.loadedFrom = 'snapshot'
       this.coveredSeq = snapshot.seq
-      this.onChanges(rows.map((r) => ({ seq: 0, entity_type: String(r.entity_type), entity_id: String(r.entity_id), op: '' })))
+      this.onChanges(tail.map((r) => ({ seq: 0, entity_type: String(r.entity_type), entity_id: String(r.entity_id), op: '' })))
       return
     }
     const [head] = await io.read('SELECT COALESCE(MAX(seq), 0) AS seq FROM change_log')

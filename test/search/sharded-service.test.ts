@@ -145,6 +145,18 @@ describe("a shard's own snapshot", () => {
     expect(second.loadedFrom).toBe('snapshot')
     const { shardOf } = await import('../../src/search/shards')
     expect(index.has(later.id)).toBe(shardOf(later.id, 2) === 1)
+    // new metadata schemas (a scheming snapshot stored by another process): an index in memory is
+    // built again from the datasets, and a snapshot made before is not loaded
+    await second.writeSnapshot()
+    await t.client.execute({ sql: "INSERT INTO change_log (entity_type, entity_id, op) VALUES ('config', 'scheming:snapshot', 'upsert')", args: [] })
+    await t.deps.changes.catchUp()
+    await second.ready()
+    expect(second.loadedFrom).toBe('datasets')
+    const afterSchemas = new MemorySearchService(t.deps, { shard, snapshotStore: mem.store })
+    await afterSchemas.ready()
+    expect(afterSchemas.loadedFrom).toBe('datasets')
+    afterSchemas.stop()
+    await second.writeSnapshot()
     // the log pruned past the snapshot: a new shard builds from the datasets
     await t.make.dataset(sys, { title: 'another' })
     await t.client.execute({ sql: 'DELETE FROM change_log WHERE seq <= ?', args: [mem.kept!.seq + 1] })
