@@ -104,7 +104,9 @@ export const OPTIONS: OptionDef[] = [
   o('service.auth.login_attempts', 'int', 10, 'Failed web sign-ins allowed per user name and per client address in 15 minutes before further attempts are refused.'),
   // Lists and limits
   o('service.search.rows_max', 'int', 1000, 'Upper limit of package_search rows.'),
-  o('service.search.shards', 'int', 0, 'Workers: the search index in this many Durable Objects (the SEARCH_SHARD binding), each holding the datasets a hash of their id puts there; 0: every isolate holds the whole index. Node keeps its index in process whatever this says.'),
+  o('service.search.shards', 'string', 'auto', 'Workers with the SEARCH_SHARD binding: the search index in this many Durable Objects (0: every isolate holds the whole index), or auto: none up to service.search.local_max_datasets datasets, then the smallest power of two whose objects stay under service.search.shard_heap_mb, switched by the Cron Trigger once the new shards are built. Node keeps its index in process whatever this says.'),
+  o('service.search.local_max_datasets', 'int', 20000, 'With service.search.shards = auto: up to this many datasets every Worker isolate holds the index itself.'),
+  o('service.search.shard_heap_mb', 'int', 64, 'With service.search.shards = auto: the heap one search shard object may use (its index and the runtime).'),
   o('search.facets.limit', 'int', 50, 'Default package_search facet.limit.'),
   o('search.facets.default', 'int', 10, 'Facet items shown by default in the web front end.'),
   o('service.search.default_package_sort', 'string', 'score desc, metadata_modified desc', 'Default package_search sort.'),

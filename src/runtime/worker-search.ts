@@ -74,7 +74,7 @@ type Io = Omit<Deps, 'search'>
 /** The object a shard of `of` lives in (a new count is a new set of objects: see the note below). */
 export const shardObjectName = (s: ShardName) => `search-${s.of}-${s.index}`
 
-async function ask<T>(ns: ShardNamespace, s: ShardName, op: 'stats' | 'search', request: ShardRequest): Promise<T> {
+async function ask<T>(ns: ShardNamespace, s: ShardName, op: 'stats' | 'search' | 'status', request: ShardRequest | Record<string, never>): Promise<T> {
   const stub = ns.get(ns.idFromName(shardObjectName(s)))
   const res = await stub.fetch(`https://search-shard/${op}`, {
     method: 'POST',
@@ -87,6 +87,10 @@ async function ask<T>(ns: ShardNamespace, s: ShardName, op: 'stats' | 'search', 
   if (body.timeout) throw new SearchTimeout()
   throw new Error(`search shard ${s.index} of ${s.of}: ${body.error}`)
 }
+
+/** A shard's state, after it has loaded (or built) its index and caught up with the log. */
+export const shardStatus = (ns: ShardNamespace, s: ShardName) =>
+  ask<{ shard: ShardName; datasets: number; loadedFrom: string | null }>(ns, s, 'status', {})
 
 /**
  * The Worker's search with the index in `of` Durable Objects: clients are made per request (a

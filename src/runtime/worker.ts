@@ -28,11 +28,13 @@ import { notConfiguredMailer } from '../notify/mailer'
 import { r2BlobStore, type R2Bucket } from './worker-blob-store'
 import { gatedClient, type WriteGate } from './worker-db'
 import { SCHEMING_KEY, storedSchemas } from '../scheming/store'
-import { ShardHost, shardedSearch, type ShardNamespace, type ShardState } from './worker-search'
+import { ShardHost, shardedSearch, shardStatus, type ShardNamespace, type ShardState } from './worker-search'
+import { ACTIVE_SHARDS_KEY, activeShards, activeShardsStatements, autoShardCount, configuredShards } from '../search/shard-plan'
+import type { ShardedSearchService } from '../search/shards'
 
 /**
  * [vars], secrets and bindings: STORAGE is the R2 bucket of uploads (wrangler.toml r2_buckets),
- * SEARCH_SHARD the Durable Objects of the search tier (used when service.search.shards > 0).
+ * SEARCH_SHARD the Durable Objects of the search tier (service.search.shards).
  */
 interface WorkerEnv {
   [name: string]: unknown
@@ -59,6 +61,8 @@ type Built = {
   pruneLog: () => Promise<void>
   /** For a search shard's Durable Object: the isolate's services and a request's own. */
   shard: { shared: Omit<Deps, 'search'>; forRequest: () => Promise<Omit<Deps, 'search'>> }
+  /** Automatic sizing of the search tier (at each Cron Trigger). */
+  planShards: () => Promise<void>
 }
 let built: Built | undefined
 
@@ -92,11 +96,25 @@ function build(env: WorkerEnv): Built {
     mailer: notConfiguredMailer('no mail adapter on Workers; smtp.server applies to Node only'),
   })
   const search = shared.search as MemorySearchService
-  // the search tier: the index in Durable Objects, none in this isolate
-  const shardCount = config.int('service.search.shards')
-  if (shardCount > 0 && !env.SEARCH_SHARD)
+  // the search tier: the index in Durable Objects, none in this isolate (a fixed count, or the
+  // count in use that the Cron Trigger chooses from the catalogue's size: src/search/shard-plan.ts)
+  const shardNs = env.SEARCH_SHARD
+  const fixedShards = configuredShards(config)
+  if (fixedShards && !shardNs)
     throw new Error('service.search.shards is set but the SEARCH_SHARD Durable Object binding is missing (wrangler.toml)')
-  const sharded = shardCount > 0 && env.SEARCH_SHARD ? shardedSearch(env.SEARCH_SHARD, shardCount) : null
+  let shardCount = fixedShards ?? 0
+  const shardedByCount = new Map<number, ShardedSearchService>()
+  const searchNow = () => {
+    if (!shardNs || shardCount <= 0) return search
+    let s = shardedByCount.get(shardCount)
+    if (!s) shardedByCount.set(shardCount, (s = shardedSearch(shardNs, shardCount)))
+    return s
+  }
+  if (fixedShards === null && shardNs)
+    shared.changes.subscribe(async (batch, reader) => {
+      if (batch.some((c) => c.entity_type === '*' || (c.entity_type === 'config' && c.entity_id === ACTIVE_SHARDS_KEY)))
+        shardCount = await activeShards(reader)
+    })
   // a new schema snapshot applies to the isolate's next requests
   shared.changes.subscribe(async (batch, reader) => {
     if (batch.some((c) => c.entity_type === '*' || (c.entity_type === 'config' && c.entity_id === SCHEMING_KEY)))
@@ -132,13 +150,15 @@ function build(env: WorkerEnv): Built {
       jobs: libsqlJobQueue(client, { now: shared.now, newId: shared.newId, kinds: jobKinds }),
       answers: defaultAnswerCache(),
     }
-    const deps: Deps = { ...io, search: (sharded ?? search).through(io) }
+    const deps: Deps = { ...io, search: searchNow().through(io) }
     if (!warm) {
       // Each request that finds the isolate cold warms it itself; a failure is retried next time.
       // Migrations run out of band (drizzle-kit migrate); only the config overlay loads here.
       await warmUp(deps)
       // the site's schemas, from the snapshot its Node side (or `admin scheming push`) stored
       deps.schemas = shared.schemas = await storedSchemas(deps.read, config.str('service.locale_default'))
+      // the shard count in use (automatic sizing); later switches come through the change log
+      if (fixedShards === null && shardNs) shardCount = await activeShards(deps.read)
       warm = true
     }
     return deps
@@ -162,6 +182,20 @@ function build(env: WorkerEnv): Built {
     })
     return ran
   }
+  // ...and, with automatic sizing, moves the search index to the count the catalogue's size asks
+  // for: every shard of the new count is built first, then the count in use switches
+  const planShards = async () => {
+    if (fixedShards !== null || !shardNs) return
+    const deps = await depsFor(config)
+    const [row] = await deps.read('SELECT count(*) AS n FROM package')
+    const wanted = autoShardCount(Number(row?.n ?? 0), config)
+    if (wanted === (await activeShards(deps.read))) return
+    for (let i = 0; i < wanted; i += 8)
+      await Promise.all(
+        Array.from({ length: Math.min(8, wanted - i) }, (_, k) => shardStatus(shardNs, { index: i + k, of: wanted })),
+      )
+    await deps.db.$client.batch(activeShardsStatements(wanted) as never, 'write')
+  }
   // ...and prunes the change log to service.changes.retention_days (Node does it with its snapshots)
   const pruneLog = async () => {
     const deps = await depsFor(config)
@@ -172,6 +206,7 @@ function build(env: WorkerEnv): Built {
     drainJobs,
     pruneLog,
     shard: { shared, forRequest: () => depsFor(config) },
+    planShards,
   }
 }
 
@@ -190,6 +225,7 @@ export default {
   async scheduled(_event: unknown, env: WorkerEnv): Promise<void> {
     built ??= build(env)
     await built.pruneLog().catch((e: unknown) => console.error('change log pruning failed:', e))
+    await built.planShards().catch((e: unknown) => console.error('search shard planning failed:', e))
     await built.drainJobs()
   },
 }

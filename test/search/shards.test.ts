@@ -221,3 +221,24 @@ describe('an index in shards answers as the whole index', () => {
     )
   })
 })
+
+describe('automatic shard count', () => {
+  it('keeps small catalogues in the isolate, then picks the smallest power of two under the heap budget', async () => {
+    const { autoShardCount, configuredShards, BYTES_PER_DATASET, OBJECT_BASE_MB } = await import('../../src/search/shard-plan')
+    const { loadConfig } = await import('../../src/config/load')
+    const config = loadConfig({})
+    expect(configuredShards(config)).toBeNull()
+    expect(configuredShards(loadConfig({ 'ckan.search.shards': '4' }))).toBe(4)
+    expect(configuredShards(loadConfig({ 'ckan.search.shards': '0' }))).toBe(0)
+    const perShard = Math.floor(((64 - OBJECT_BASE_MB) * 2 ** 20) / BYTES_PER_DATASET)
+    expect(autoShardCount(0, config)).toBe(0)
+    expect(autoShardCount(20_000, config)).toBe(0)
+    expect(autoShardCount(20_001, config)).toBe(2)
+    expect(autoShardCount(2 * perShard, config)).toBe(2)
+    expect(autoShardCount(2 * perShard + 1, config)).toBe(4)
+    expect(autoShardCount(100_000, config)).toBe(4)
+    expect(autoShardCount(300_000, config)).toBe(16)
+    // a smaller budget: more shards
+    expect(autoShardCount(100_000, loadConfig({ 'ckan.search.shard_heap_mb': '32' }))).toBe(8)
+  })
+})

@@ -200,3 +200,40 @@ describe('resharding', () => {
     }
   }, 120_000)
 })
+
+describe('automatic sizing', () => {
+  it('keeps the index in the isolate while the catalogue is small, then builds the shards and switches at a Cron Trigger', async () => {
+    const iso = await w.isolate({ SERVICE__SEARCH__LOCAL_MAX_DATASETS: '5' })
+    const asked = { q: 'water OR report', rows: 25, 'facet.field': ['tags'] }
+    expect(await okWorker(iso, 'package_search', asked)).toEqual(await onNode(asked, null))
+    const active = async () => {
+      const opened = await openCatalogDb(w.catalogue.url)
+      try {
+        const rows = await opened.client.execute("SELECT value FROM system_info WHERE key = 'search:shards'")
+        return rows.rows[0]?.value ?? null
+      } finally {
+        opened.close()
+      }
+    }
+    expect(await active()).toBeNull()
+    const worker = (await iso.getWorker()) as unknown as { scheduled(opts: { cron: string }): Promise<{ outcome: string }> }
+    expect((await worker.scheduled({ cron: '* * * * *' })).outcome).toBe('ok')
+    // more than 5 datasets, far fewer than a 64 MB shard holds: the smallest count, 2
+    expect(await active()).toBe('2')
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const ns = (await iso.getDurableObjectNamespace('SEARCH_SHARD')) as any
+    let held = 0
+    for (let index = 0; index < 2; index++) {
+      const res = await ns.get(ns.idFromName(`search-2-${index}`)).fetch('https://search-shard/status', { method: 'POST', body: JSON.stringify({ shard: { index, of: 2 }, request: {} }) })
+      held += ((await res.json()) as { ok: { datasets: number } }).ok.datasets
+    }
+    const total = (await okWorker(iso, 'package_search', { include_private: true, include_drafts: true, include_deleted: true, rows: 0 }, w.sysadmin)).count
+    expect(held).toBe(total)
+    // this isolate and a new one follow the switch; answers stay right
+    const fresh = await w.isolate({ SERVICE__SEARCH__LOCAL_MAX_DATASETS: '5' })
+    for (const mf of [iso, iso, fresh]) for (const s of [asked, ...SEARCHES]) expect(await okWorker(mf, 'package_search', s)).toEqual(await onNode(s, null))
+    // nothing to change at the next trigger
+    expect((await worker.scheduled({ cron: '* * * * *' })).outcome).toBe('ok')
+    expect(await active()).toBe('2')
+  }, 120_000)
+})

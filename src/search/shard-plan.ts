@@ -1,0 +1,60 @@
+// How many shards the search index lives in (Workers' search tier): a fixed number, or chosen from
+// the catalogue's size so that each shard's object stays under a heap budget. The count in use is
+// kept in system_info and changes only after the shards of the new count were built (the Cron
+// Trigger warms them, then switches), so no search ever waits on a cold build of a whole shard.
+import type { ReadExecutor } from '../db/executor'
+import type { Config } from '../config/load'
+
+/** Its system_info key and change-log entity: the shard count in use (0: the isolate's own index). */
+export const ACTIVE_SHARDS_KEY = 'search:shards'
+
+/**
+ * What one dataset costs a shard's object: the restored index measured on Node (166 MB of heap
+ * and external memory at 100,000 datasets, docs/benchmarks.md "Scale"), rounded up.
+ */
+export const BYTES_PER_DATASET = 1700
+/** What an object needs beside its index (the runtime, the code, one request's buffers). */
+export const OBJECT_BASE_MB = 8
+
+/** The setting: a fixed count (0: no shards), or null for automatic. */
+export function configuredShards(config: Config): number | null {
+  const v = config.str('service.search.shards').trim().toLowerCase()
+  if (v === '' || v === 'auto') return null
+  const n = Number(v)
+  return Number.isInteger(n) && n >= 0 ? n : null
+}
+
+/**
+ * The automatic count for a catalogue of `datasets`: none up to service.search.local_max_datasets
+ * (an isolate holds the index), else the smallest power of two (at least 2) whose shards each hold
+ * at most what service.search.shard_heap_mb leaves for the index. Powers of two, so that a growing
+ * catalogue changes count rarely.
+ */
+export function autoShardCount(datasets: number, config: Config): number {
+  if (datasets <= config.int('service.search.local_max_datasets')) return 0
+  const budget = Math.max(1, config.int('service.search.shard_heap_mb') - OBJECT_BASE_MB) * 2 ** 20
+  const perShard = Math.max(1, Math.floor(budget / BYTES_PER_DATASET))
+  const needed = Math.ceil(datasets / perShard)
+  let n = 2
+  while (n < needed) n *= 2
+  return n
+}
+
+/** The count in use as stored (0 when none was stored yet). */
+export async function activeShards(read: ReadExecutor): Promise<number> {
+  const rows = await read('SELECT value FROM system_info WHERE key = ?', [ACTIVE_SHARDS_KEY])
+  const n = Number(rows[0]?.value ?? 0)
+  return Number.isInteger(n) && n >= 0 ? n : 0
+}
+
+/** The statements that make `n` the count in use (isolates follow through the change log). */
+export function activeShardsStatements(n: number) {
+  return [
+    {
+      sql: `INSERT INTO system_info (key, value) VALUES (?, ?)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      args: [ACTIVE_SHARDS_KEY, String(n)],
+    },
+    { sql: "INSERT INTO change_log (entity_type, entity_id, op) VALUES ('config', ?, 'upsert')", args: [ACTIVE_SHARDS_KEY] },
+  ]
+}
