@@ -237,3 +237,41 @@ describe('automatic sizing', () => {
     expect(await active()).toBe('2')
   }, 120_000)
 })
+
+describe('every way in searches through the shards', () => {
+  it('the web search page, the DCAT catalogue with q and fq, and the MCP search tool answer as on an isolate with its own index', async () => {
+    const local = await w.isolate({ SERVICE__SEARCH__SHARDS: '0' })
+    const eight = sharded.get(8)!
+    const text = async (mf: Miniflare, path: string) => (await mf.dispatchFetch(`http://localhost${path}`)).text()
+    // the page's dataset links, in order, and its count
+    const listed = (html: string) => [...html.matchAll(/href="\/dataset\/(shard-[a-z0-9-]+)"/g)].map((m) => m[1])
+    for (const path of ['/dataset?q=water', '/dataset?q=report&sort=name+desc', '/dataset?tags=water']) {
+      const [a, b] = [await text(local, path), await text(eight, path)]
+      expect(listed(b), path).toEqual(listed(a))
+      expect(listed(b).length, path).toBeGreaterThan(0)
+    }
+    for (const path of ['/catalog.ttl?q=water', '/catalog.jsonld?fq=tags:river']) {
+      const [a, b] = [await text(local, path), await text(eight, path)]
+      // the datasets' URIs (by id or name), as the catalogue lists them
+      const names = (s: string) => [...new Set([...s.matchAll(/\/dataset\/([0-9a-z-]+)/g)].map((m) => m[1]))].sort()
+      expect(names(b), path).toEqual(names(a))
+      expect(names(b).length, path).toBeGreaterThan(0)
+    }
+    const mcp = async (mf: Miniflare) => {
+      const rpc = async (id: number, method: string, params: object) => {
+        const res = await mf.dispatchFetch('http://localhost/mcp', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+        })
+        return ((await res.json()) as { result: { content: { text: string }[] } }).result
+      }
+      await rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'shards', version: '1' } })
+      const found = await rpc(2, 'tools/call', { name: 'package_search', arguments: { q: 'water', rows: 20 } })
+      return JSON.parse(found.content[0]!.text) as { count: number; results: { name: string }[] }
+    }
+    const [a, b] = [await mcp(local), await mcp(eight)]
+    expect(b.count).toBe(a.count)
+    expect(b.results.map((d) => d.name)).toEqual(a.results.map((d) => d.name))
+  }, 60_000)
+})
