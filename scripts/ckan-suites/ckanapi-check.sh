@@ -13,7 +13,7 @@ ver=$(git -C "$mirror" show HEAD:pyproject.toml 2>/dev/null | sed -n 's/^version
 mkdir -p "$work/ckanapi-${ver:-0}.dist-info"
 printf 'Metadata-Version: 2.1\nName: ckanapi\nVersion: %s\n' "${ver:-0}" > "$work/ckanapi-${ver:-0}.dist-info/METADATA"
 port=$((20000 + RANDOM % 20000))
-(cd "$repo" && PORT=$port API_COMPAT=$version exec npx tsx scripts/ckan-suites/server.ts) > "$work/server.log" 2>&1 &
+(cd "$repo" && PORT=$port API_COMPAT=$version exec node --import tsx scripts/ckan-suites/server.ts) > "$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do grep -q "Listening on" "$work/server.log" 2>/dev/null && break; sleep 0.5; done

@@ -36,7 +36,7 @@ markers =
 filterwarnings = ignore
 INI
 port=$((20000 + RANDOM % 20000))
-(cd "$repo" && PORT=$port API_COMPAT=$version exec npx tsx scripts/ckan-suites/server.ts) > "$work/server.log" 2>&1 &
+(cd "$repo" && PORT=$port API_COMPAT=$version exec node --import tsx scripts/ckan-suites/server.ts) > "$work/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 120); do grep -q "Listening on" "$work/server.log" 2>/dev/null && break; sleep 0.5; done
