@@ -128,6 +128,14 @@ export class ShardHost {
       return Response.json({ error: 'bad request' }, { status: 400 })
     }
     const op = new URL(req.url).pathname.slice(1)
+    // forget the index in memory, as an evicted or restarted object does (the next search loads
+    // the snapshot and catches up): for operators, and for tests of that path
+    if (op === 'reset') {
+      this.service?.stop()
+      this.service = null
+      this.name = null
+      return Response.json({ ok: true })
+    }
     try {
       const { shared, forRequest } = this.services()
       const io = await forRequest()

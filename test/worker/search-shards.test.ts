@@ -275,3 +275,21 @@ describe('every way in searches through the shards', () => {
     expect(b.results.map((d) => d.name)).toEqual(a.results.map((d) => d.name))
   }, 60_000)
 })
+
+describe('a shard that loses its memory mid-run', () => {
+  it('catches up by itself and answers right at the next search', async () => {
+    const mf = sharded.get(8)!
+    const asked = { q: 'water OR report OR stream', rows: 40, 'facet.field': ['tags', 'organization'] }
+    expect(await okWorker(mf, 'package_search', asked)).toEqual(await onNode(asked, null))
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const ns = (await mf.getDurableObjectNamespace('SEARCH_SHARD')) as any
+    const call = async (index: number, op: string) =>
+      (await (await ns.get(ns.idFromName(`search-8-${index}`)).fetch(`https://search-shard/${op}`, { method: 'POST', body: JSON.stringify({ shard: { index, of: 8 }, request: {} }) })).json()) as { ok: { loadedFrom?: string } }
+    await call(3, 'reset')
+    // writes while it is gone reach it through the log
+    await okWorker(w.mf, 'package_create', { name: 'shard-after-reset', title: 'Water after a reset', tags: [{ name: 'water' }] }, w.sysadmin)
+    await okWorker(w.mf, 'package_delete', { id: 'shard-ds-12' }, w.sysadmin)
+    for (const as of [null, w.sysadmin, member]) for (const s of [asked, ...SEARCHES]) expect(await okWorker(mf, 'package_search', s, as ?? undefined)).toEqual(await onNode(s, as))
+    expect((await call(3, 'status')).ok.loadedFrom).not.toBeNull()
+  }, 60_000)
+})
