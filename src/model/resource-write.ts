@@ -129,7 +129,7 @@ export async function saveResource(
   if (hadTable !== !!row.datastore_active) logged.push(changeRow('datastore', row.id, row.datastore_active ? 'upsert' : 'delete', row.datastore_active ? 'created' : 'deleted'))
   const log = ctx.db.insert(changeLog).values(logged)
   await commitDatasetChange(ctx, pkg, dict, list, now, [stmt, ...views, ...load, log])
-  if (!before || datasetChanged(before, shown)) noteChanged(ctx, 'packages', pkg.id)
+  if (ctx.changed && (!before || datasetChanged(before, shown))) noteChanged(ctx, 'packages', pkg.id)
   await syncResourceFile(ctx, existing, row, res.upload)
   const out = resourceToDict(row, siteUrl)
   return schema ? (datasetOutput(schema, { resources: [out] }).resources as Record<string, unknown>[])[0]! : out

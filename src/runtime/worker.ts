@@ -29,7 +29,7 @@ import { r2BlobStore, type R2Bucket } from './worker-blob-store'
 import { gatedClient, type WriteGate } from './worker-db'
 import { SCHEMING_KEY, storedSchemas } from '../scheming/store'
 import { ShardHost, shardedSearch, shardStatus, type ShardNamespace, type ShardState } from './worker-search'
-import { ACTIVE_SHARDS_KEY, activeShards, activeShardsStatements, autoShardCount, configuredShards } from '../search/shard-plan'
+import { ACTIVE_SHARDS_KEY, activeShards, autoShardCount, storeActiveShards, configuredShards } from '../search/shard-plan'
 import type { ShardedSearchService } from '../search/shards'
 
 /**
@@ -194,7 +194,7 @@ function build(env: WorkerEnv): Built {
       await Promise.all(
         Array.from({ length: Math.min(8, wanted - i) }, (_, k) => shardStatus(shardNs, { index: i + k, of: wanted })),
       )
-    await deps.db.$client.batch(activeShardsStatements(wanted) as never, 'write')
+    await storeActiveShards(deps.db, wanted)
   }
   // ...and prunes the change log to service.changes.retention_days (Node does it with its snapshots)
   const pruneLog = async () => {

@@ -8,6 +8,7 @@ import type { PhraseChecker, SearchIndex, SearchService } from './index'
 import { MemoryIndex } from './minisearch'
 import { decodeSnapshot, encodeSnapshot } from './snapshot'
 import { shardOf } from './shards'
+import { SCHEMING_KEY } from '../scheming/store'
 
 const BATCH = 500
 /** Bytes per snapshot row (read one row at a time: see readSnapshot). */
@@ -27,9 +28,8 @@ const IDLE_SNAPSHOT_MS = 10_000
 
 type Dict = Record<string, unknown>
 
-/** The change-log entry of a new scheming snapshot (src/scheming/store.ts SCHEMING_KEY). */
-const SCHEMAS_ENTITY = 'scheming:snapshot'
-const isSchemasChange = (c: Change) => c.entity_type === 'config' && c.entity_id === SCHEMAS_ENTITY
+/** The change-log entry of a new scheming snapshot. */
+const isSchemasChange = (c: Change) => c.entity_type === 'config' && c.entity_id === SCHEMING_KEY
 
 export interface SearchServiceOptions {
   /** Write snapshots (off for tests that count queries; on by default). */
@@ -347,7 +347,7 @@ export class MemorySearchService implements SearchService {
           `SELECT DISTINCT entity_type, entity_id FROM change_log
            WHERE seq > ? AND (entity_type IN ('package', 'group', 'vocabulary')
              OR (entity_type = 'config' AND entity_id = ?))`,
-          [snapshot.seq, SCHEMAS_ENTITY],
+          [snapshot.seq, SCHEMING_KEY],
         )
       : []
     // a snapshot made under schemas changed since is not used (see onChanges)

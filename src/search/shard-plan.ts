@@ -4,6 +4,9 @@
 // Trigger warms them, then switches), so no search ever waits on a cold build of a whole shard.
 import type { ReadExecutor } from '../db/executor'
 import type { Config } from '../config/load'
+import type { CatalogDb } from '../db/types'
+import { changeLog, systemInfo } from '../db/schema'
+import { changeRow } from '../model/changes'
 
 /** Its system_info key and change-log entity: the shard count in use (0: the isolate's own index). */
 export const ACTIVE_SHARDS_KEY = 'search:shards'
@@ -47,14 +50,11 @@ export async function activeShards(read: ReadExecutor): Promise<number> {
   return Number.isInteger(n) && n >= 0 ? n : 0
 }
 
-/** The statements that make `n` the count in use (isolates follow through the change log). */
-export function activeShardsStatements(n: number) {
-  return [
-    {
-      sql: `INSERT INTO system_info (key, value) VALUES (?, ?)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      args: [ACTIVE_SHARDS_KEY, String(n)],
-    },
-    { sql: "INSERT INTO change_log (entity_type, entity_id, op) VALUES ('config', ?, 'upsert')", args: [ACTIVE_SHARDS_KEY] },
-  ]
+/** Makes `n` the count in use (isolates follow through the change log). */
+export async function storeActiveShards(db: CatalogDb, n: number) {
+  const value = String(n)
+  await db.batch([
+    db.insert(systemInfo).values({ key: ACTIVE_SHARDS_KEY, value }).onConflictDoUpdate({ target: systemInfo.key, set: { value } }),
+    db.insert(changeLog).values(changeRow('config', ACTIVE_SHARDS_KEY)),
+  ])
 }
