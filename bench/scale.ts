@@ -22,6 +22,7 @@ import { corpus, scaleDataset } from './lib/generate'
 import { procMemory, watchPeak } from './lib/rss'
 import { QUERY_CLASSES, queryMix, type BenchQuery } from './lib/search-queries'
 import { startServer, type RunningServer } from './lib/server'
+import { answerChecks, type Answerer } from './lib/answer-checks'
 
 const CLIENTS = Number(process.env.BENCH_SCALE_CLIENTS ?? 16)
 const QUERIES = Number(process.env.BENCH_SCALE_QUERIES ?? 600)
@@ -143,72 +144,6 @@ async function searchMix(url: string, queries: BenchQuery[], clients: number) {
   const classes: Record<string, { n: number; p50: number; p99: number }> = {}
   for (const cls of QUERY_CLASSES) if (byClass.has(cls)) classes[cls] = lat(byClass.get(cls)!)
   return { clients, rps: queries.length / seconds, ...lat(all), classes, errors }
-}
-
-// ---------- answer checks ----------
-
-interface SearchAnswer {
-  count: number
-  results: { name: string }[]
-  search_facets?: Record<string, { items: { name: string; count: number }[] }>
-}
-
-/**
- * The answers at this size are right (issue 17, acceptance 2): (a) the grown server (its index
- * built write by write) and a restarted one (snapshot + log tail) give the same count, page and
- * facets for each query of the mix, paged by name so that ties cannot differ; (b) exact filters
- * count what SQL counts in the database. Returns the failures (empty when all agree).
- */
-async function answerChecks(grown: string, restarted: string, dbFile: string, mix: BenchQuery[]) {
-  const failures: string[] = []
-  let checked = 0
-  const ask = (url: string, body: object) => call(url, 'package_search', body) as Promise<SearchAnswer>
-  const facets = (r: SearchAnswer) =>
-    Object.fromEntries(
-      Object.entries(r.search_facets ?? {}).map(([k, f]) => [k, [...f.items].sort((a, b) => (a.name < b.name ? -1 : 1))]),
-    )
-  for (const q of mix.slice(0, 120)) {
-    const body = { ...q.body, sort: 'name asc', rows: 20 }
-    const [a, b] = await Promise.all([ask(grown, body), ask(restarted, body)])
-    checked++
-    const key = (r: SearchAnswer) => JSON.stringify([r.count, r.results.map((x) => x.name), facets(r)])
-    if (key(a) !== key(b)) failures.push(`${JSON.stringify(q.body)}: grown ${a.count}, restarted ${b.count}`)
-  }
-  const conn = new Database(dbFile, { readonly: true })
-  const cases: [object, number][] = []
-  try {
-    const n = (sql: string, ...args: unknown[]) => Number((conn.prepare(sql).get(...args) as { n: number }).n)
-    const visible = `p.state = 'active' AND p.private = 0`
-    cases.push([{ q: '' }, n(`SELECT COUNT(*) AS n FROM package p WHERE ${visible}`)])
-    for (const i of [0, 1, 42, 250]) {
-      const org = `org-${i}`
-      const sql = `SELECT COUNT(*) AS n FROM package p JOIN "group" g ON g.id = p.owner_org WHERE g.name = ? AND ${visible}`
-      cases.push([{ fq: `organization:${org}` }, n(sql, org)])
-    }
-    const top = conn
-      .prepare(
-        `SELECT t.name AS name, COUNT(*) AS n FROM package_tag pt JOIN tag t ON t.id = pt.tag_id
-         JOIN package p ON p.id = pt.package_id WHERE pt.state = 'active' AND ${visible}
-         GROUP BY t.name ORDER BY n DESC, t.name LIMIT 3`,
-      )
-      .all() as { name: string; n: number }[]
-    for (const t of top) cases.push([{ fq: `tags:"${t.name}"` }, Number(t.n)])
-    for (const f of ['CSV', 'GeoJSON']) {
-      const sql = `SELECT COUNT(DISTINCT p.id) AS n FROM package p JOIN resource r ON r.package_id = p.id
-         WHERE r.state = 'active' AND r.format = ? AND ${visible}`
-      cases.push([{ fq: `res_format:${f}` }, n(sql, f)])
-    }
-  } finally {
-    conn.close()
-  }
-  for (const [body, want] of cases) {
-    for (const url of [grown, restarted]) {
-      const got = (await ask(url, { ...body, rows: 0 })).count
-      checked++
-      if (got !== want) failures.push(`${JSON.stringify(body)} on ${url === grown ? 'grown' : 'restarted'}: ${got}, SQL ${want}`)
-    }
-  }
-  return { checked, failures }
 }
 
 // ---------- database bytes ----------
@@ -570,7 +505,13 @@ async function checkpoint(
     for (const q of warm) await call(b.url, 'package_search', q.body)
     const mix4 = await searchMix(b.url, mix, 4)
     const after = procMemory(b.child.pid!)!
-    checks = await answerChecks(grower.url, b.url, dbFile, mix)
+    const via = (label: string, url: string): Answerer => ({ label, search: (body) => call(url, 'package_search', body) })
+    const conn = new Database(dbFile, { readonly: true })
+    try {
+      checks = await answerChecks(via('grown', grower.url), via('restarted', b.url), async (sql, args) => conn.prepare(sql).all(...args) as Record<string, unknown>[], mix)
+    } finally {
+      conn.close()
+    }
     log(
       `answer checks: ${checks.checked} (grown vs restarted: count, page, facets; exact filters vs SQL): ` +
         (checks.failures.length ? `${checks.failures.length} FAILED\n  ${checks.failures.slice(0, 10).join('\n  ')}` : 'all agree'),

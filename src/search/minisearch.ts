@@ -12,7 +12,7 @@ const BITS_CACHE_BYTES = 16 * 2 ** 20
 const b0 = (capacity: number) => (capacity + 31) >>> 5
 import type { PhraseChecker, SearchHits, SearchIndex, SearchRequest } from './index'
 import { afterTuple, facetCounts, sortTuple, topDocs } from './rank'
-import { TextIndex, type TextSnapshot } from './text-index'
+import { TextBuilder, TextIndex, type TextSnapshot } from './text-index'
 
 const LABELS = '\u0000labels'
 
@@ -75,11 +75,28 @@ export class MemoryIndex implements SearchIndex {
   }
 
   /** An index of many documents, its text built in bulk (see TextIndex.bulk). */
-  static build(docs: IndexDoc[], phraseChecker?: PhraseChecker): MemoryIndex {
+  static build(docs: Iterable<IndexDoc>, phraseChecker?: PhraseChecker): MemoryIndex {
+    const b = MemoryIndex.builder(phraseChecker)
+    for (const d of docs) b.add(d)
+    return b.finish()
+  }
+
+  /**
+   * MemoryIndex.build a document at a time: a document can be dropped once added (a full rebuild
+   * holds the index being made, not every document's tokens). Each id once.
+   */
+  static builder(phraseChecker?: PhraseChecker): { add(doc: IndexDoc): void; finish(): MemoryIndex } {
     const idx = new MemoryIndex(phraseChecker)
-    const text = docs.map((d) => ({ n: idx.putFields(d), text: d.text }))
-    idx.text = TextIndex.bulk(text)
-    return idx
+    const text = new TextBuilder()
+    return {
+      add: (doc) => text.add(idx.putFields(doc), doc.text),
+      finish() {
+        idx.text = text.finish()
+        // in its snapshot's form (as compact as a restored index: the exact fields without the
+        // value sets that puts keep, a third of the size)
+        return MemoryIndex.restore(idx.snapshot(), phraseChecker)
+      },
+    }
   }
 
   /** Numbers the document and stores everything but its text; returns its number. */

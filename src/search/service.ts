@@ -11,6 +11,8 @@ import { shardOf } from './shards'
 import { SCHEMING_KEY } from '../scheming/store'
 
 const BATCH = 500
+/** Datasets listed per query when the index is built from the datasets. */
+const ID_PAGE = 5000
 /** Bytes per snapshot row (read one row at a time: see readSnapshot). */
 const CHUNK = 2 * 1024 * 1024
 /**
@@ -91,6 +93,10 @@ export class MemorySearchService implements SearchService {
   private snapshotting = false
   /** The change-log seq the index covers (every change up to it applied). */
   private coveredSeq = 0
+  /** The change-log seq the index in memory covers (0 before it is loaded). */
+  get seq(): number {
+    return this.coveredSeq
+  }
   private idleTimer: ReturnType<typeof setTimeout> | null = null
   /** stop() was called: no more snapshots (the database is being closed). */
   private stopped = false
@@ -360,22 +366,39 @@ export class MemorySearchService implements SearchService {
       return
     }
     const [head] = await io.read('SELECT COALESCE(MAX(seq), 0) AS seq FROM change_log')
-    const rows = await io.read(`SELECT id FROM package ORDER BY metadata_created`)
-    const ids = rows.map((r) => String(r.id)).filter((id) => this.mine(id))
     const opts = await this.documentOptions(io)
-    const docs: IndexDoc[] = []
+    // each batch of datasets goes into the index being built and is dropped: the build holds the
+    // index, not every dataset's dict and tokens, nor (a shard) every id of the catalogue, so a
+    // shard's object needs the memory of its own part only
+    const builder = MemoryIndex.builder(checker)
+    const ids: string[] = []
     const stamp = ++this.stamp
-    for (let i = 0; i < ids.length; i += BATCH) {
-      const dicts = await packageDicts(this.ctx(io), ids.slice(i, i + BATCH), { cache: false })
-      for (const d of dicts.values()) docs.push(indexDocument(d, opts))
+    let after: [string, string] = ['', '']
+    for (;;) {
+      const page = await io.read(
+        `SELECT id, metadata_created FROM package WHERE (metadata_created, id) > (?, ?)
+         ORDER BY metadata_created, id LIMIT ${ID_PAGE}`,
+        after,
+      )
+      if (!page.length) break
+      const last = page[page.length - 1]!
+      after = [String(last.metadata_created), String(last.id)]
+      const mine = page.map((r) => String(r.id)).filter((id) => this.mine(id))
+      for (let i = 0; i < mine.length; i += BATCH) {
+        const dicts = await packageDicts(this.ctx(io), mine.slice(i, i + BATCH), { cache: false })
+        for (const d of dicts.values()) builder.add(indexDocument(d, opts))
+      }
+      ids.push(...mine)
+      if (page.length < ID_PAGE) break
     }
+    const built = ids.length
     if (this.index) return // a concurrent load finished first
-    this.index = MemoryIndex.build(docs, checker)
+    this.index = builder.finish()
     if (this.opts.perRequest) for (const id of ids) this.putStamps.set(id, stamp)
     this.coveredSeq = Number(head?.seq ?? 0)
     this.unsnapshotted = true
     this.loadedFrom = 'datasets'
-    if (docs.length) this.scheduleSnapshot()
+    if (built) this.scheduleSnapshot()
   }
 
   /**

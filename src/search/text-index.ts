@@ -417,62 +417,9 @@ export class TextIndex {
    * document numbers.
    */
   static bulk(docs: { n: number; text: Record<TextField, string[]> }[]): TextIndex {
-    const sorted = [...docs].sort((a, b) => a.n - b.n)
-    const termIds = new Map<string, number>()
-    const lists: number[][][] = []
-    const termList: string[] = []
-    const meta: number[] = []
-    let next = 0
-    for (const { n, text } of sorted) {
-      next = Math.max(next, n + 1)
-      meta.push(n, n)
-      TEXT_FIELDS.forEach((field, f) => {
-        const counts = new Map<string, number>()
-        for (const t of text[field]) counts.set(t, (counts.get(t) ?? 0) + 1)
-        meta.push(counts.size)
-        for (const [t, tf] of counts) {
-          let id = termIds.get(t)
-          if (id === undefined) {
-            termIds.set(t, (id = termList.length))
-            termList.push(t)
-            lists.push([])
-          }
-          ;(lists[id]![f] ??= []).push(n, tf)
-        }
-      })
-    }
-    const order = termList.map((_, i) => i).sort((a, b) => (termList[a]! < termList[b]! ? -1 : 1))
-    const out = new ByteWriter(1 << 16)
-    const list = new ByteWriter(1 << 12)
-    const at: number[] = []
-    for (const id of order) {
-      at.push(out.length)
-      const perField = lists[id]!
-      out.byte(perField.filter(Boolean).length)
-      perField.forEach((flat, f) => {
-        if (!flat) return
-        list.length = 0
-        let prev = 0
-        for (let k = 0; k < flat.length; k += 2) {
-          list.posting(flat[k]! - prev, flat[k + 1]!)
-          prev = flat[k]!
-        }
-        out.byte(f)
-        out.varint(flat.length / 2)
-        out.varint(prev)
-        out.varint(list.length)
-        out.bytes(list.view())
-      })
-      lists[id] = []
-    }
-    at.push(out.length)
-    return TextIndex.load({
-      nextId: next,
-      docs: Uint32Array.from(meta),
-      terms: order.map((i) => termList[i]!),
-      at: Uint32Array.from(at),
-      bytes: out.array(),
-    })
+    const b = new TextBuilder()
+    for (const d of [...docs].sort((x, y) => x.n - y.n)) b.add(d.n, d.text)
+    return b.finish()
   }
 
   static load(s: TextSnapshot): TextIndex {
@@ -669,5 +616,145 @@ class ByteWriter {
   }
   array(): Uint8Array {
     return this.buf.slice(0, this.length)
+  }
+}
+
+/** A growable array of unsigned integers in fixed chunks (growing never copies what is there). */
+class Chunked {
+  private readonly chunks: (Uint32Array | Uint16Array)[] = []
+  length = 0
+  constructor(private readonly make: (n: number) => Uint32Array | Uint16Array) {}
+  push(v: number) {
+    const at = this.length & CHUNK_MASK
+    if (at === 0) this.chunks.push(this.make(CHUNK_SIZE))
+    this.chunks[this.chunks.length - 1]![at] = v
+    this.length++
+  }
+  get(i: number): number {
+    return this.chunks[i >>> CHUNK_BITS]![i & CHUNK_MASK]!
+  }
+}
+const CHUNK_BITS = 16
+const CHUNK_SIZE = 1 << CHUNK_BITS
+const CHUNK_MASK = CHUNK_SIZE - 1
+/** Term frequencies from here up are kept beside the 16-bit array. */
+const TF_ESCAPE = 0xffff
+
+/**
+ * TextIndex.bulk one document at a time, in ascending document numbers. Postings are kept as a
+ * stream of (term and field, term frequency) in typed arrays, 6 bytes each, not as JS arrays per
+ * term (24 bytes a posting and more on Node): a full rebuild needs little more memory than the
+ * index it makes. `finish` groups the stream by term (a counting sort, stable: document order).
+ */
+export class TextBuilder {
+  private readonly termIds = new Map<string, number>()
+  private readonly termList: string[] = []
+  /** Per posting: term id × 4 + field. */
+  private readonly keys = new Chunked((n) => new Uint32Array(n))
+  private readonly tfs = new Chunked((n) => new Uint16Array(n))
+  private readonly bigTfs = new Map<number, number>()
+  /** Per document: its first posting, and its number. */
+  private readonly docStarts: number[] = []
+  private readonly docNumbers: number[] = []
+  private readonly meta: number[] = []
+  private next = 0
+
+  add(n: number, text: Record<TextField, string[]>) {
+    if (n < this.next) throw new Error(`TextBuilder: document ${n} after ${this.next - 1}`)
+    this.next = n + 1
+    this.meta.push(n, n)
+    this.docStarts.push(this.keys.length)
+    this.docNumbers.push(n)
+    TEXT_FIELDS.forEach((field, f) => {
+      const counts = new Map<string, number>()
+      for (const t of text[field]) counts.set(t, (counts.get(t) ?? 0) + 1)
+      this.meta.push(counts.size)
+      for (const [t, tf] of counts) {
+        let id = this.termIds.get(t)
+        if (id === undefined) {
+          this.termIds.set(t, (id = this.termList.length))
+          this.termList.push(t)
+        }
+        if (tf >= TF_ESCAPE) this.bigTfs.set(this.keys.length, tf)
+        this.keys.push(id * 4 + f)
+        this.tfs.push(Math.min(tf, TF_ESCAPE))
+      }
+    })
+  }
+
+  finish(): TextIndex {
+    const { termList, keys } = this
+    this.termIds.clear()
+    const terms = termList.length
+    const total = keys.length
+    // postings grouped by term, each group in stream (= document) order
+    const start = new Uint32Array(terms + 1)
+    for (let i = 0; i < total; i++) start[(keys.get(i) >>> 2) + 1]!++
+    for (let t = 0; t < terms; t++) start[t + 1]! += start[t]!
+    const byTerm = new Uint32Array(total)
+    const fill = start.slice(0, terms)
+    for (let i = 0; i < total; i++) byTerm[fill[keys.get(i) >>> 2]!++] = i
+    const docStarts = Uint32Array.from(this.docStarts)
+    /** The document of posting `i`: the last document starting at or before it. */
+    const docOf = (i: number) => {
+      let lo = 0
+      let hi = docStarts.length - 1
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1
+        if (docStarts[mid]! <= i) lo = mid
+        else hi = mid - 1
+      }
+      return this.docNumbers[lo]!
+    }
+    const tfOf = (i: number) => {
+      const tf = this.tfs.get(i)
+      return tf === TF_ESCAPE ? this.bigTfs.get(i)! : tf
+    }
+    const order = termList.map((_, i) => i).sort((a, b) => (termList[a]! < termList[b]! ? -1 : 1))
+    const out = new ByteWriter(1 << 16)
+    const list = new ByteWriter(1 << 12)
+    const at: number[] = []
+    for (const id of order) {
+      at.push(out.length)
+      const from = start[id]!
+      const to = start[id + 1]!
+      let fields = 0
+      for (let f = 0; f < TEXT_FIELDS.length; f++) {
+        for (let k = from; k < to; k++) {
+          if ((keys.get(byTerm[k]!) & 3) === f) {
+            fields++
+            break
+          }
+        }
+      }
+      out.byte(fields)
+      for (let f = 0; f < TEXT_FIELDS.length; f++) {
+        list.length = 0
+        let prev = 0
+        let count = 0
+        for (let k = from; k < to; k++) {
+          const i = byTerm[k]!
+          if ((keys.get(i) & 3) !== f) continue
+          const n = docOf(i)
+          list.posting(n - prev, tfOf(i))
+          prev = n
+          count++
+        }
+        if (!count) continue
+        out.byte(f)
+        out.varint(count)
+        out.varint(prev)
+        out.varint(list.length)
+        out.bytes(list.view())
+      }
+    }
+    at.push(out.length)
+    return TextIndex.load({
+      nextId: this.next,
+      docs: Uint32Array.from(this.meta),
+      terms: order.map((i) => termList[i]!),
+      at: Uint32Array.from(at),
+      bytes: out.array(),
+    })
   }
 }
