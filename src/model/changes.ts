@@ -101,7 +101,8 @@ export interface ChangeFeed {
   readonly lastSeq: number
   /** Forgets this turn's probe: called after a local commit so the next read looks again. */
   touched(): void
-  subscribe(listener: ChangeListener): void
+  /** Adds a listener; returns what removes it. */
+  subscribe(listener: ChangeListener): () => void
   /**
    * Delivers every entry committed before the call began. `shareTurn`: accept a probe made
    * earlier in this event-loop turn (request start only).
@@ -156,6 +157,9 @@ export class LogChangeFeed implements ChangeFeed {
 
   subscribe(listener: ChangeListener) {
     this.listeners.push(listener)
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== listener)
+    }
   }
 
   caughtUpThisTurn() {

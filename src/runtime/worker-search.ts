@@ -35,7 +35,7 @@ const CHUNK = 1024 * 1024
  * of the default size (at most 64 MB of heap; its snapshot is about as big as its heap) fits in
  * the object's storage, which is read in the object's own process without a network round trip.
  */
-export function shardSnapshotStore(state: ShardState): SnapshotStore {
+export function shardSnapshotStore(state: ShardState): SnapshotStore & { stored(): { seq: number; bytes: number } | null } {
   const sql = state.storage.sql
   sql.exec('CREATE TABLE IF NOT EXISTS search_snapshot (chunk INTEGER PRIMARY KEY, seq INTEGER NOT NULL, data BLOB NOT NULL)')
   return {
@@ -52,6 +52,11 @@ export function shardSnapshotStore(state: ShardState): SnapshotStore {
         at += p.length
       }
       return { seq, bytes }
+    },
+    /** What is stored, without reading it: the seq it covers and its size. */
+    stored() {
+      const [r] = sql.exec('SELECT MIN(seq) AS seq, COUNT(*) AS chunks, SUM(LENGTH(data)) AS bytes FROM search_snapshot').toArray()
+      return r && Number(r.chunks) > 0 ? { seq: Number(r.seq), bytes: Number(r.bytes) } : null
     },
     async write(_io, seq, bytes) {
       state.storage.transactionSync(() => {
@@ -89,8 +94,21 @@ async function ask<T>(ns: ShardNamespace, s: ShardName, op: 'stats' | 'search' |
 }
 
 /** A shard's state, after it has loaded (or built) its index and caught up with the log. */
-export const shardStatus = (ns: ShardNamespace, s: ShardName) =>
-  ask<{ shard: ShardName; datasets: number; loadedFrom: string | null }>(ns, s, 'status', {})
+export const shardStatus = (ns: ShardNamespace, s: ShardName) => ask<ShardStatus>(ns, s, 'status', {})
+
+/** A shard's answer to `status`. */
+export interface ShardStatus {
+  shard: ShardName
+  datasets: number
+  /** Where its index came from when the object started: its snapshot or the datasets. */
+  loadedFrom: string | null
+  /** The change-log seq its index covers. */
+  seq: number
+  /** Its stored snapshot (the seq it covers, its bytes), null when none is stored. */
+  snapshot: { seq: number; bytes: number } | null
+  /** The requests this object has answered since it started, by op. */
+  served: { stats: number; search: number }
+}
 
 /**
  * The Worker's search with the index in `of` Durable Objects: clients are made per request (a
@@ -113,12 +131,16 @@ export function shardedSearch(ns: ShardNamespace, of: number): ShardedSearchServ
 export class ShardHost {
   private service: MemorySearchService | null = null
   private name: ShardName | null = null
+  private readonly store: ReturnType<typeof shardSnapshotStore> | null
+  private readonly served = { stats: 0, search: 0 }
 
   constructor(
     private readonly services: () => { shared: Io; forRequest: () => Promise<Io> },
     /** The object's state: its snapshot lives in its storage (none: snapshots are not kept). */
     private readonly state?: ShardState,
-  ) {}
+  ) {
+    this.store = state ? shardSnapshotStore(state) : null
+  }
 
   async handle(req: Request): Promise<Response> {
     let body: { shard: ShardName; request: ShardRequest }
@@ -136,17 +158,19 @@ export class ShardHost {
       this.name = null
       return Response.json({ ok: true })
     }
+    if (op !== 'stats' && op !== 'search' && op !== 'status') return Response.json({ error: `no op ${op}` }, { status: 404 })
     try {
       const { shared, forRequest } = this.services()
       const io = await forRequest()
       const service = this.serviceFor(shared, body.shard)
       const view = service.through(io)
       const index = await view.ready()
+      if (op !== 'status') this.served[op]++
       const ok =
         op === 'stats'
           ? await index.collectStats!(body.request)
           : op === 'status'
-            ? { shard: body.shard, datasets: index.size, loadedFrom: service.loadedFrom }
+            ? ({ shard: body.shard, datasets: index.size, loadedFrom: service.loadedFrom, seq: service.seq, snapshot: this.store?.stored() ?? null, served: { ...this.served } } satisfies ShardStatus)
             : await index.search(body.request)
       // a snapshot after a build from the datasets or many changes: written to the object's own
       // storage once the answer has gone (no I/O of the request's is used)
@@ -163,10 +187,11 @@ export class ShardHost {
 
   private serviceFor(shared: Io, name: ShardName): MemorySearchService {
     if (!this.service || this.name?.index !== name.index || this.name.of !== name.of) {
+      this.service?.stop()
       this.service = new MemorySearchService(shared, {
         perRequest: true,
         shard: name,
-        ...(this.state ? { snapshotStore: shardSnapshotStore(this.state) } : { snapshots: false }),
+        ...(this.store ? { snapshotStore: this.store } : { snapshots: false }),
       })
       this.name = name
     }

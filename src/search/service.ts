@@ -79,6 +79,8 @@ type SearchIo = Omit<Deps, 'search'>
 export class MemorySearchService implements SearchService {
   private index: MemoryIndex | null = null
   private loading: Promise<void> | null = null
+  /** Loads under way (a request's own on Workers, or the shared one). */
+  private loads = 0
   private running: Promise<void> | null = null
   /** Names pending a re-read, each with the generation of the change that named it. */
   private pending = new Map<string, number>()
@@ -111,8 +113,10 @@ export class MemorySearchService implements SearchService {
     private readonly deps: SearchIo,
     private readonly opts: SearchServiceOptions = {},
   ) {
-    deps.changes.subscribe((changes) => this.onChanges(changes))
+    this.unsubscribe = deps.changes.subscribe((changes) => this.onChanges(changes))
   }
+
+  private readonly unsubscribe: () => void
 
   private onChanges(changes: Change[]) {
     const gen = ++this.generation
@@ -130,6 +134,9 @@ export class MemorySearchService implements SearchService {
       this.vocabularies = null
       return
     }
+    // no index and none being loaded: the next load reads what these changed (an isolate whose
+    // searches go to the shards would otherwise collect every changed id for ever)
+    if (!this.index && this.loads === 0) return
     for (const c of changes) {
       if (c.entity_type === 'package') {
         if (this.mine(c.entity_id)) this.pending.set(c.entity_id, gen)
@@ -343,6 +350,15 @@ export class MemorySearchService implements SearchService {
   }
 
   private async load(io: SearchIo) {
+    this.loads++
+    try {
+      await this.loadIndex(io)
+    } finally {
+      this.loads--
+    }
+  }
+
+  private async loadIndex(io: SearchIo) {
     const checker = this.sharedChecker()
     // Changes from here on reach `pending` through the feed; the tail below covers the rest.
     const skip = this.skipSnapshot
@@ -470,7 +486,9 @@ export class MemorySearchService implements SearchService {
     }, 0)
   }
 
+  /** No more snapshots, and the change feed lets go of this index (its memory can be freed). */
   stop() {
+    this.unsubscribe()
     this.stopped = true
     if (this.idleTimer) clearTimeout(this.idleTimer)
     this.idleTimer = null

@@ -12,12 +12,13 @@ import { changeRow } from '../model/changes'
 export const ACTIVE_SHARDS_KEY = 'search:shards'
 
 /**
- * What one dataset costs a shard's object: the restored index measured on Node (166 MB of heap
- * and external memory at 100,000 datasets, docs/benchmarks.md "Scale"), rounded up.
+ * What one dataset costs a shard's object at its peak, the build from the datasets: measured in
+ * workerd (test/worker/search-scale.test.ts: 57 MB of V8 heap for a shard of 25,000 datasets, of
+ * which 20 MB the object's base), rounded up. A loaded index costs about half.
  */
 export const BYTES_PER_DATASET = 1700
-/** What an object needs beside its index (the runtime, the code, one request's buffers). */
-export const OBJECT_BASE_MB = 8
+/** What an object needs beside its index: workerd's isolate with the app loaded, serving. */
+export const OBJECT_BASE_MB = 20
 
 /** The setting: a fixed count (0: no shards), or null for automatic. */
 export function configuredShards(config: Config): number | null {

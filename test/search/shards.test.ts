@@ -239,6 +239,6 @@ describe('automatic shard count', () => {
     expect(autoShardCount(100_000, config)).toBe(4)
     expect(autoShardCount(300_000, config)).toBe(16)
     // a smaller budget: more shards
-    expect(autoShardCount(100_000, loadConfig({ 'ckan.search.shard_heap_mb': '32' }))).toBe(8)
+    expect(autoShardCount(100_000, loadConfig({ 'ckan.search.shard_heap_mb': '32' }))).toBe(16)
   })
 })
