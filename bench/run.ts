@@ -25,7 +25,7 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 // BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),
 // BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
-// BENCH_ONLY=search-tier (not part of the default run): the Worker with its search index in the isolate or in Durable Objects (bench/search-tier.ts).
+// BENCH_ONLY=search-tier: only the second half of the worker bench, the Worker with its search index in the isolate or in Durable Objects (bench/search-tier.ts).
 // BENCH_ONLY=scale-out (not part of the default run: it starts sqld and up to four servers):
 // BENCH_SCALE_DATASETS (2000), BENCH_SCALE_SECONDS (3 per slice), BENCH_SCALE_ROUNDS (3), BENCH_SCALE_REPLICAS (1,2,3),
 // BENCH_SCALE_TRIALS (20), BENCH_SCALE_SYNC_INTERVAL (0.25 s), BENCH_CONNECTIONS (50).
@@ -68,6 +68,9 @@ if (!only || only === 'datastore') {
 if (!only || only === 'worker') {
   console.log('\n# 4. worker: per-action latency under wrangler dev against loopback sqld, round trips per action')
   printWorkerRows(await workerBench())
+  console.log('\n# 4b. worker: package_search with the index in the isolate or in Durable Objects (BENCH_TIER_SIZES, BENCH_TIER_SHARDS)')
+  const { searchTierBench } = await import('./search-tier')
+  await searchTierBench()
 }
 
 if (!only || only === 'dashboard') {

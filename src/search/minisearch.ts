@@ -87,14 +87,14 @@ export class MemoryIndex implements SearchIndex {
    */
   static builder(phraseChecker?: PhraseChecker): { add(doc: IndexDoc): void; finish(): MemoryIndex } {
     const idx = new MemoryIndex(phraseChecker)
-    const text = new TextBuilder()
+    let text: TextBuilder | null = new TextBuilder()
     return {
-      add: (doc) => text.add(idx.putFields(doc), doc.text),
+      add: (doc) => text!.add(idx.putFields(doc), doc.text),
       finish() {
-        idx.text = text.finish()
-        // in its snapshot's form (as compact as a restored index: the exact fields without the
-        // value sets that puts keep, a third of the size)
-        return MemoryIndex.restore(idx.snapshot(), phraseChecker)
+        idx.text = text!.finish()
+        text = null // its postings stream can go before the fields are compacted
+        idx.compactFields()
+        return idx
       },
     }
   }
@@ -280,6 +280,17 @@ export class MemoryIndex implements SearchIndex {
       }
     }
     return { count: total, ids, facets, ...(last ? { last } : {}), ...(tuples ? { tuples } : {}) }
+  }
+
+  /**
+   * Each exact field (and the geometries) in the form a snapshot restores, one at a time: what
+   * puts leave behind (value lists grown by writes, pools with holes) is several times that size.
+   */
+  private compactFields() {
+    for (const [k, f] of this.exact) this.exact.set(k, ExactField.load(f.dump(this.capacity)))
+    if (this.geo.size) this.geo = GeoField.load(this.geo.dump(this.capacity))
+    this.bitsCache.clear()
+    this.version++
   }
 
   snapshot(): IndexSnapshot {

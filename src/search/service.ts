@@ -11,6 +11,11 @@ import { shardOf } from './shards'
 import { SCHEMING_KEY } from '../scheming/store'
 
 const BATCH = 500
+/**
+ * Datasets read at a time by a full build: their dicts and rows are the build's garbage, kept small
+ * so that a shard's object peaks near its index's size (500 at a time added ~10 MB to the peak).
+ */
+const BUILD_BATCH = 100
 /** Datasets listed per query when the index is built from the datasets. */
 const ID_PAGE = 5000
 /** Bytes per snapshot row (read one row at a time: see readSnapshot). */
@@ -400,8 +405,8 @@ export class MemorySearchService implements SearchService {
       const last = page[page.length - 1]!
       after = [String(last.metadata_created), String(last.id)]
       const mine = page.map((r) => String(r.id)).filter((id) => this.mine(id))
-      for (let i = 0; i < mine.length; i += BATCH) {
-        const dicts = await packageDicts(this.ctx(io), mine.slice(i, i + BATCH), { cache: false })
+      for (let i = 0; i < mine.length; i += BUILD_BATCH) {
+        const dicts = await packageDicts(this.ctx(io), mine.slice(i, i + BUILD_BATCH), { cache: false })
         for (const d of dicts.values()) builder.add(indexDocument(d, opts))
       }
       ids.push(...mine)

@@ -12,11 +12,13 @@ import { changeRow } from '../model/changes'
 export const ACTIVE_SHARDS_KEY = 'search:shards'
 
 /**
- * What one dataset costs a shard's object at its peak, the build from the datasets: measured in
- * workerd (test/worker/search-scale.test.ts: 57 MB of V8 heap for a shard of 25,000 datasets, of
- * which 20 MB the object's base), rounded up. A loaded index costs about half.
+ * What one dataset costs a shard's object at its peak, while it builds its index from the
+ * datasets: measured in workerd (test/worker/search-scale.test.ts: up to 61 MB of V8 heap for a
+ * shard of 25,000 datasets, 20 MB of it the object's base, so ~1.7 kB a dataset; the loaded index
+ * ~1.2 kB), with a margin. ArrayBuffers (the index's postings, a snapshot being written) are
+ * outside V8's heap and not counted here: ~0.6 kB a dataset more when loaded.
  */
-export const BYTES_PER_DATASET = 1700
+export const BYTES_PER_DATASET = 1800
 /** What an object needs beside its index: workerd's isolate with the app loaded, serving. */
 export const OBJECT_BASE_MB = 20
 

@@ -7,14 +7,10 @@ import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bulkFill } from '../../bench/lib/bulk-fill'
-import { clientExecutor } from '../../src/db/executor'
-import { loadConfig } from '../../src/config/load'
-import { addSysadmin } from '../../src/model/sysadmin'
-import { buildDeps, warmUp } from '../../src/runtime/deps'
+import { filledSqld } from '../../bench/lib/sqld-fill'
 import { openCatalogDb } from '../../src/runtime/node-db'
 // @ts-expect-error: plain ESM script without types
-import { freePort, startSqld } from '../../scripts/sqld.mjs'
+import { freePort } from '../../scripts/sqld.mjs'
 import { TEST_PROFILE } from '../helpers/setup'
 import { bundleWorker } from './harness'
 import { tempDir } from '../helpers/temp-dirs'
@@ -35,17 +31,11 @@ const capnpString = (s: string) => JSON.stringify(s)
 
 beforeAll(async () => {
   const dir = tempDir('ckan-edge-isolate-')
-  sqld = await startSqld({ dbPath: join(dir, 'catalogue.sqld') })
+  // the index's snapshot, as a Node server (or `npm run admin`) leaves it in the database
+  sqld = await filledSqld(join(dir, 'catalogue.sqld'), DATASETS, { seed: 7, searchSnapshot: true })
   const opened = await openCatalogDb(sqld.url)
   try {
-    const config = loadConfig(TEST_PROFILE)
-    const admin = await addSysadmin(buildDeps(config, opened.db), 'admin')
-    await bulkFill(opened.writeExecutor ?? clientExecutor(opened.client), DATASETS, { adminId: admin.id, seed: 7 })
-    // the index and its snapshot, as a Node server (or `npm run admin`) leaves them in the database
-    const deps = buildDeps(config, opened.db, { writeExecutor: opened.writeExecutor })
-    await warmUp(deps)
-    await deps.search.writeSnapshot()
-    const [row] = await deps.read('SELECT SUM(LENGTH(data)) AS n FROM search_snapshot')
+    const [row] = (await opened.client.execute('SELECT SUM(LENGTH(data)) AS n FROM search_snapshot')).rows
     snapshotBytes = Number(row?.n ?? 0)
   } finally {
     opened.close()
