@@ -105,7 +105,7 @@ export const OPTIONS: OptionDef[] = [
   // Lists and limits
   o('service.search.rows_max', 'int', 1000, 'Upper limit of package_search rows.'),
   o('service.search.shards', 'string', 'auto', 'Workers with the SEARCH_SHARD binding: the search index in this many Durable Objects (0: every isolate holds the whole index), or auto: none up to service.search.local_max_datasets datasets, then the smallest power of two whose objects stay under service.search.shard_heap_mb, switched by the Cron Trigger once the new shards are built. Node keeps its index in process whatever this says.'),
-  o('service.search.local_max_datasets', 'int', 20000, 'With service.search.shards = auto: up to this many datasets every Worker isolate holds the index itself.'),
+  o('service.search.local_max_datasets', 'int', 10000, 'With service.search.shards = auto: up to this many datasets every Worker isolate holds the index itself (past it, a new isolate would take longer than ~250 ms to load the index for its first search; docs/deploy-cloudflare.md).'),
   o('service.search.shard_heap_mb', 'int', 64, 'With service.search.shards = auto: the heap one search shard object may use (its index and the runtime).'),
   o('search.facets.limit', 'int', 50, 'Default package_search facet.limit.'),
   o('search.facets.default', 'int', 10, 'Facet items shown by default in the web front end.'),

@@ -29,7 +29,7 @@ const ORGS = 500
 const OBJECT_HEAP_MB = 64
 /** Cloudflare's limit per isolate: an object past it is stopped. */
 const ISOLATE_HEAP_MB = Number(process.env.SEARCH_SCALE_HEAP_MB ?? 128)
-const config = loadConfig({ ...TEST_PROFILE, SERVICE__SEARCH__LOCAL_MAX_DATASETS: String(Math.min(20_000, DATASETS - 1)) })
+const config = loadConfig({ ...TEST_PROFILE, SERVICE__SEARCH__LOCAL_MAX_DATASETS: String(Math.min(10_000, DATASETS - 1)) })
 const SHARDS = Number(process.env.SEARCH_SCALE_SHARDS ?? autoShardCount(DATASETS, config))
 
 let dir = ''
