@@ -1,11 +1,12 @@
 // Admin CLI (like `ckan sysadmin`): npm run admin -- sysadmin add|remove|list [NAME] [--email E] [--password P]
 // and npm run admin -- datastore load (scripts/admin-datastore.ts), npm run admin -- demo (scripts/demo.ts),
 // npm run admin -- scheming check|push (scripts/admin-scheming.ts), npm run admin -- harvest …
-// (scripts/admin-harvest.ts), npm run admin -- help
+// (scripts/admin-harvest.ts), npm run admin -- backup|restore (scripts/admin-backup.ts), npm run admin -- help
 import { datastoreCommand, datastoreUsage } from './admin-datastore'
 import { demoCommand, demoUsage } from './demo'
 import { schemingCommand, schemingUsage } from './admin-scheming'
 import { harvestCommand, harvestHelp, harvestUsage } from './admin-harvest'
+import { backupCommand, backupUsage } from './admin-backup'
 import { loadConfig } from '../src/config/load'
 import { buildDeps } from '../src/runtime/deps'
 import { openCatalogDb } from '../src/runtime/node-db'
@@ -17,6 +18,7 @@ if (args[0] === 'datastore') process.exit(await datastoreCommand(args.slice(1)))
 if (args[0] === 'demo') process.exit(await demoCommand(args.slice(1)))
 if (args[0] === 'scheming') process.exit(await schemingCommand(args.slice(1)))
 if (args[0] === 'harvest') process.exit(await harvestCommand(args.slice(1)))
+if (args[0] === 'backup' || args[0] === 'restore') process.exit(await backupCommand(args[0], args.slice(1)))
 const flag = (name: string) => {
   const i = args.indexOf(`--${name}`)
   if (i < 0) return undefined
@@ -35,6 +37,7 @@ ${datastoreUsage.replace('usage: ', '       ')}
 ${demoUsage.replace('usage: ', '       ')}   (loads a sample catalogue: scripts/demo/)
 ${schemingUsage.replace('usage: ', '       ')}   (checks the scheming.* files; push stores them for Workers)
 ${harvestUsage.replace('usage: ', '       ')}
+${backupUsage.replace('usage: ', '       ')}   (online backup of the files; restore into an empty data directory)
        npm run admin -- help`
 
 if (group === 'help' || group === '--help' || group === '-h') {

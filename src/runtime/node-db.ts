@@ -1,6 +1,6 @@
 // Node: opens the catalogue database (embedded file or remote libSQL URL) and migrates it.
-import { mkdirSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createClient, type Client } from '@libsql/client'
 import Database from 'libsql'
@@ -19,6 +19,30 @@ export const WAL_LIMIT_BYTES = 64 * 1024 * 1024
 /** drizzle/ of the project: two levels above this module (src/runtime or dist/runtime), or $MIGRATIONS_DIR. */
 export const MIGRATIONS_DIR =
   process.env.MIGRATIONS_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle')
+
+/** What this code's migrations reach: how many, and the newest one's timestamp. */
+export function codeMigrationLevel(dir = MIGRATIONS_DIR): { applied: number; newest: number } {
+  const journal = JSON.parse(readFileSync(join(dir, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] }
+  return { applied: journal.entries.length, newest: Math.max(0, ...journal.entries.map((e) => e.when)) }
+}
+
+/** The database was migrated by newer code than this: starting would misread it. */
+export class DatabaseNewerThanCode extends Error {}
+
+/** Refuses a database whose migrations this code does not know (drizzle would skip them silently). */
+async function refuseNewer(client: Client, url: string) {
+  const has = await client.execute(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`)
+  if (!has.rows.length) return
+  const [row] = (await client.execute('SELECT COUNT(*) AS n, MAX(created_at) AS newest FROM __drizzle_migrations')).rows
+  const applied = Number(row?.n ?? 0)
+  const newest = Number(row?.newest ?? 0)
+  const code = codeMigrationLevel()
+  if (applied > code.applied || newest > code.newest)
+    throw new DatabaseNewerThanCode(
+      `${url.split('?')[0]} was migrated by a newer version of this software (migration level ${applied}; this code knows ${code.applied}). ` +
+        'Run that version, or restore a backup made by this one into an empty data directory (npm run admin -- restore BACKUP_DIR).',
+    )
+}
 
 export interface OpenedDb {
   db: CatalogDb
@@ -91,6 +115,12 @@ export async function openCatalogDb(url: string, authToken?: string): Promise<Op
     await client.execute(`PRAGMA journal_size_limit=${WAL_LIMIT_BYTES}`)
   }
   const db = drizzle(client, { schema })
+  try {
+    await refuseNewer(client, url)
+  } catch (e) {
+    client.close()
+    throw e
+  }
   await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
   let headProbe: (() => number) | undefined
   let writeExecutor: WriteExecutor | undefined

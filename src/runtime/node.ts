@@ -5,7 +5,7 @@ import { serve } from '@hono/node-server'
 import { createApp } from '../app'
 import { loadConfig } from '../config/load'
 import { buildDeps, warmUp } from './deps'
-import { openCatalogDb } from './node-db'
+import { DatabaseNewerThanCode, openCatalogDb } from './node-db'
 import { isWriteActionRequest, openReplicaCatalogDb } from './node-replica'
 import { datastoreUrl, openDatastore } from './node-datastore'
 import { nodeBlobStore, sweepStaleFiles } from './node-blob-store'
@@ -34,7 +34,13 @@ const replica = syncUrl
     })
   : undefined
 const { db, headProbe, writeExecutor, readExecutor } =
-  replica ?? (await openCatalogDb(url, env.DATABASE_AUTH_TOKEN))
+  replica ??
+  (await openCatalogDb(url, env.DATABASE_AUTH_TOKEN).catch((e: unknown) => {
+    // a database of newer code: the reason, not a stack
+    if (!(e instanceof DatabaseNewerThanCode)) throw e
+    console.error(e.message)
+    process.exit(1)
+  }))
 // A replica has no DataStore beside it: like a remote catalogue, it needs DATASTORE_URL.
 // The pure read actions read from service.datastore.read_url when it is set (with a read-only token).
 const readUrl = env.DATASTORE_READ_URL ?? (config.str('service.datastore.read_url') || undefined)
