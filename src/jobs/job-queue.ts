@@ -1,5 +1,5 @@
 // Background jobs kept in the catalogue database: enqueue in a write's own batch, leased claims, CKAN's job dicts.
-import { addMs } from '../lib/time'
+import { addMs, isoToMs } from '../lib/time'
 import { isBusy } from '../db/busy'
 import type { Client, InValue, Row } from '@libsql/client'
 import type { RawStatement } from '../db/executor'
@@ -87,6 +87,18 @@ export interface JobQueue {
   clear(queues?: string[]): Promise<string[]>
   /** Deletes finished and failed jobs that ended before `before` (a now()-style timestamp). */
   purge(before: string): Promise<number>
+  /** How many jobs wait, the oldest of them, and the running ones: what an operator looks at. */
+  stats(): Promise<QueueStats>
+}
+
+/** The queue at a glance (status_show for sysadmins). */
+export interface QueueStats {
+  /** Jobs waiting, in every queue. */
+  queued: number
+  /** The job waiting longest, with how long it has waited. */
+  oldest_queued: { id: string; kind: string; title: string | null; queue: string; created: string; age_seconds: number } | null
+  /** Jobs a runner holds, oldest claim first; a lease in the past means its runner stopped. */
+  running: { id: string; kind: string; title: string | null; queue: string; started: string | null; attempts: number; lease_until: string | null }[]
 }
 
 export interface JobQueueDeps {
@@ -288,6 +300,41 @@ export function libsqlJobQueue(client: Client, deps: JobQueueDeps): JobQueue {
         args,
       })
       return rs.rows.map(rowToJob)
+    },
+
+    async stats() {
+      const rs = await client.batch(
+        [
+          `SELECT COUNT(*) AS n FROM job WHERE status = 'queued'`,
+          `SELECT id, kind, title, queue, created FROM job WHERE status = 'queued' ORDER BY created, rowid LIMIT 1`,
+          `SELECT id, kind, title, queue, started, attempts, lease_until FROM job WHERE status = 'running' ORDER BY started, rowid LIMIT 100`,
+        ],
+        'read',
+      )
+      const oldest = rs[1]!.rows[0]
+      const str = (v: unknown) => (v === null || v === undefined ? null : String(v))
+      return {
+        queued: Number(rs[0]!.rows[0]?.n ?? 0),
+        oldest_queued: oldest
+          ? {
+              id: String(oldest.id),
+              kind: String(oldest.kind),
+              title: str(oldest.title),
+              queue: String(oldest.queue),
+              created: String(oldest.created),
+              age_seconds: Math.max(0, Math.round((isoToMs(deps.now()) - isoToMs(String(oldest.created))) / 1000)),
+            }
+          : null,
+        running: rs[2]!.rows.map((r) => ({
+          id: String(r.id),
+          kind: String(r.kind),
+          title: str(r.title),
+          queue: String(r.queue),
+          started: str(r.started),
+          attempts: Number(r.attempts),
+          lease_until: str(r.lease_until),
+        })),
+      }
     },
 
     async show(id) {
