@@ -29,6 +29,27 @@ export function codeMigrationLevel(dir = MIGRATIONS_DIR): { applied: number; new
 /** The database was migrated by newer code than this: starting would misread it. */
 export class DatabaseNewerThanCode extends Error {}
 
+/** A database file that cannot be opened or read as one (damaged, not SQLite, no access). */
+export class DatabaseUnreadable extends Error {}
+
+/** SQLite's and the file system's answers that mean the file itself is the problem. */
+const UNREADABLE = /^(SQLITE_NOTADB|SQLITE_CORRUPT|SQLITE_CANTOPEN|SQLITE_IOERR|SQLITE_PERM|EACCES|EPERM|EISDIR)/
+
+/**
+ * `e` as a DatabaseUnreadable naming the file and the way back (a restore), when it says the
+ * file cannot be used; null for any other error.
+ */
+export function unreadableDatabase(e: unknown, what: string, url: string): DatabaseUnreadable | null {
+  const code = String((e as { code?: unknown })?.code ?? '')
+  if (!url.startsWith('file:') || !UNREADABLE.test(code)) return null
+  const path = resolve(url.slice(5).split('?')[0]!)
+  return new DatabaseUnreadable(
+    `The ${what} database ${path} cannot be used (${code}: ${(e as Error).message.replace(/^SQLITE_\w+: /, '')}). ` +
+      'If it is damaged, move the data directory away and restore the last backup into an empty one: ' +
+      'npm run admin -- restore BACKUP_DIR (docs/backups-and-upgrades.md).',
+  )
+}
+
 /** Refuses a database whose migrations this code does not know (drizzle would skip them silently). */
 async function refuseNewer(client: Client, url: string) {
   const has = await client.execute(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`)
@@ -107,6 +128,15 @@ export async function openCatalogDb(url: string, authToken?: string): Promise<Op
     if (path && path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true })
   }
   const client = createClient({ url, authToken, concurrency: 1 })
+  try {
+    return await openWith(client, url)
+  } catch (e) {
+    client.close()
+    throw unreadableDatabase(e, 'catalogue', url) ?? e
+  }
+}
+
+async function openWith(client: Client, url: string): Promise<OpenedDb> {
   if (url.startsWith('file:')) {
     // WAL + NORMAL: commits without an fsync each; the single connection keeps these in force.
     await client.execute('PRAGMA journal_mode=WAL')
@@ -115,12 +145,7 @@ export async function openCatalogDb(url: string, authToken?: string): Promise<Op
     await client.execute(`PRAGMA journal_size_limit=${WAL_LIMIT_BYTES}`)
   }
   const db = drizzle(client, { schema })
-  try {
-    await refuseNewer(client, url)
-  } catch (e) {
-    client.close()
-    throw e
-  }
+  await refuseNewer(client, url)
   await migrate(db, { migrationsFolder: MIGRATIONS_DIR })
   let headProbe: (() => number) | undefined
   let writeExecutor: WriteExecutor | undefined

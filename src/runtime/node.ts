@@ -5,7 +5,7 @@ import { serve } from '@hono/node-server'
 import { createApp } from '../app'
 import { loadConfig } from '../config/load'
 import { buildDeps, warmUp } from './deps'
-import { DatabaseNewerThanCode, openCatalogDb } from './node-db'
+import { DatabaseNewerThanCode, DatabaseUnreadable, openCatalogDb, unreadableDatabase } from './node-db'
 import { isWriteActionRequest, openReplicaCatalogDb } from './node-replica'
 import { datastoreUrl, openDatastore } from './node-datastore'
 import { nodeBlobStore, sweepStaleFiles } from './node-blob-store'
@@ -21,6 +21,13 @@ import { withNotModified } from './node-not-modified'
 import { nodeSchemasOrExit } from './node-schemas'
 import { storeSchemingSnapshot } from '../scheming/store'
 
+/** A database this code must not or cannot open: the reason and the way out, not a stack. */
+function exitOnDatabaseRefusal(e: unknown): never {
+  if (!(e instanceof DatabaseNewerThanCode || e instanceof DatabaseUnreadable)) throw e
+  console.error(e.message)
+  process.exit(1)
+}
+
 const env = process.env
 const config = loadConfig(env)
 const url = env.DATABASE_URL ?? 'file:./data/catalogue.db'
@@ -35,20 +42,16 @@ const replica = syncUrl
   : undefined
 const { db, headProbe, writeExecutor, readExecutor } =
   replica ??
-  (await openCatalogDb(url, env.DATABASE_AUTH_TOKEN).catch((e: unknown) => {
-    // a database of newer code: the reason, not a stack
-    if (!(e instanceof DatabaseNewerThanCode)) throw e
-    console.error(e.message)
-    process.exit(1)
-  }))
+  (await openCatalogDb(url, env.DATABASE_AUTH_TOKEN).catch(exitOnDatabaseRefusal))
 // A replica has no DataStore beside it: like a remote catalogue, it needs DATASTORE_URL.
 // The pure read actions read from service.datastore.read_url when it is set (with a read-only token).
 const readUrl = env.DATASTORE_READ_URL ?? (config.str('service.datastore.read_url') || undefined)
+const dsUrl = datastoreUrl(env.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined), syncUrl ?? url)
 const datastore = await openDatastore(
-  datastoreUrl(env.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined), syncUrl ?? url),
+  dsUrl,
   env.DATASTORE_AUTH_TOKEN,
   readUrl ? { url: readUrl, authToken: env.DATASTORE_READ_AUTH_TOKEN } : undefined,
-)
+).catch((e: unknown) => exitOnDatabaseRefusal(unreadableDatabase(e, 'DataStore', dsUrl) ?? e))
 const scheming = await nodeSchemasOrExit(config)
 const deps = buildDeps(config, db, {
   headProbe,

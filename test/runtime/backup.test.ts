@@ -228,3 +228,22 @@ describe('a database newer than the code', () => {
     expect(started.stderr).not.toMatch(/at .*node-db\.ts/)
   }, 60_000)
 })
+
+describe('a damaged database file', () => {
+  it('stops the start with the file named and the restore command, for the catalogue and the DataStore', () => {
+    for (const which of ['catalogue', 'datastore'] as const) {
+      const dir = tempDir('ckan-edge-damaged-')
+      writeFileSync(join(dir, `${which}.db`), Buffer.from(Array.from({ length: 8192 }, (_, i) => (i * 7919) % 251)))
+      const started = spawnSync(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
+        env: { ...process.env, DATABASE_URL: `file:${join(dir, 'catalogue.db')}`, PORT: '0' },
+        encoding: 'utf8',
+        timeout: 30_000,
+      })
+      expect(started.status, started.stderr).toBe(1)
+      const name = which === 'catalogue' ? 'catalogue' : 'DataStore'
+      expect(started.stderr).toContain(`The ${name} database ${join(dir, `${which}.db`)} cannot be used (SQLITE_NOTADB`)
+      expect(started.stderr).toContain('npm run admin -- restore BACKUP_DIR')
+      expect(started.stderr).not.toMatch(/\n\s+at /)
+    }
+  }, 60_000)
+})
