@@ -25,6 +25,7 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 // BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),
 // BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
+// BENCH_ONLY=backup (not part of the default run): backup and restore of 100,000 datasets and a 1,000,000-row table (bench/backup.ts).
 // BENCH_ONLY=search-tier: only the second half of the worker bench, the Worker with its search index in the isolate or in Durable Objects (bench/search-tier.ts).
 // BENCH_ONLY=scale-out (not part of the default run: it starts sqld and up to four servers):
 // BENCH_SCALE_DATASETS (2000), BENCH_SCALE_SECONDS (3 per slice), BENCH_SCALE_ROUNDS (3), BENCH_SCALE_REPLICAS (1,2,3),
@@ -112,6 +113,12 @@ if (!only || only === 'changes') {
 if (!only || only === 'validators') {
   console.log('\n# 12. validators: package_show full answers against 304s (ETag) over HTTP')
   await validatorsBench()
+}
+
+if (only === 'backup') {
+  console.log('\n# backup: npm run admin -- backup and restore of a big catalogue on files (BENCH_BACKUP_DATASETS, BENCH_BACKUP_ROWS)')
+  const { backupBench } = await import('./backup')
+  await backupBench()
 }
 
 if (only === 'search-tier') {
