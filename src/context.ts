@@ -56,6 +56,8 @@ export interface Deps {
   mailer: Mailer
   /** What the loader job needs from the runtime (spreadsheets, DNS); absent parts degrade clearly. */
   loader?: LoaderPorts
+  /** Makes a backup of this catalogue's files (Node: runtime/node-backup.ts); absent elsewhere. */
+  backups?: BackupPort
   /** Every action by name (help_show reads it). */
   actions: ReadonlyMap<string, ActionInfo>
   /**
@@ -65,6 +67,11 @@ export interface Deps {
   answers?: AnswerCache
   /** The site's metadata schemas (ckanext-scheming files); absent: CKAN's core schemas only. */
   schemas?: SchemaRegistry
+}
+
+export interface BackupPort {
+  /** Makes one backup (with the configured rotation); resolves to what was made. */
+  run(): Promise<{ path: string; summary: string }>
 }
 
 export interface AnswerCache {

@@ -3,12 +3,14 @@ import type { Deps } from '../context'
 import { JobKinds, type JobKind } from './job-kinds'
 import { xloaderJob } from './xloader'
 import { harvestGatherJob, harvestImportJob } from './harvest/kinds'
+import { backupJob } from './backup'
 
 /** Every kind, in one list; a new kind is defined in its own file and added here. */
 const KINDS: JobKind<Deps>[] = [
   xloaderJob as JobKind<Deps>,
   harvestGatherJob as JobKind<Deps>,
   harvestImportJob as JobKind<Deps>,
+  backupJob as JobKind<Deps>,
 ]
 
 export const jobKinds = new JobKinds<Deps>(KINDS)

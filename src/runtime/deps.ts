@@ -1,6 +1,6 @@
 // The composition root: builds every per-process service once, for both runtime entries and the tests.
 import type { Config } from '../config/load'
-import type { Deps } from '../context'
+import type { BackupPort, Deps } from '../context'
 import { nowIso } from '../context'
 import type { CatalogDb } from '../db/types'
 import { clientExecutor, clientReader, type ReadExecutor, type WriteExecutor } from '../db/executor'
@@ -36,6 +36,8 @@ export interface BuildOptions {
   mailer?: Mailer
   /** The loader's spreadsheet reader and resolver (runtime/node-loader.ts); default: none. */
   loader?: LoaderPorts
+  /** Scheduled backups (runtime/node-backup.ts); default: none. */
+  backups?: BackupPort
   /** The job kinds the queue accepts; default: every kind of src/jobs/kinds.ts. */
   jobKinds?: JobKinds<Deps>
   /** The site's metadata schemas (runtime/node-schemas.ts); default: none (CKAN's core schemas). */
@@ -67,6 +69,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     jobs: libsqlJobQueue(db.$client, { now, newId, kinds: opts.jobKinds ?? jobKinds }),
     mailer: opts.mailer ?? notConfiguredMailer(),
     loader: opts.loader,
+    backups: opts.backups,
     actions: registry,
     schemas: opts.schemas,
   }

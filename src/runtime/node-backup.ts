@@ -3,11 +3,13 @@
 // server keeps serving and writing meanwhile), never as files; the uploaded files are copied one
 // by one, each as one version (blobs are replaced by atomic renames). A manifest records what
 // was copied: sizes, SHA-256 checksums, the migration level and the change-log position.
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { createReadStream, existsSync } from 'node:fs'
 import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import Database from 'libsql'
+import type { BackupPort } from '../context'
 import { codeMigrationLevel, MIGRATIONS_DIR } from './node-db'
 
 /** The version of the directory format (docs/backups-and-upgrades.md). */
@@ -345,4 +347,35 @@ export async function restore(from: string, paths: DataPaths, migrationsDir = MI
   // the databases last, so that a catalogue is never there without its files
   for (const [temp, target] of placed) await rename(temp, target)
   return manifest
+}
+
+/**
+ * Scheduled backups for the Node server's job runners: each runs `npm run admin -- backup` in a
+ * child process (the copy never holds the server's event loop), with the server's environment,
+ * into service.backup.dir with service.backup.keep.
+ */
+export function nodeBackupPort(config: { str(k: string): string; int(k: string): number }, env: NodeJS.ProcessEnv = process.env): BackupPort {
+  const root = dirname(MIGRATIONS_DIR)
+  return {
+    run: () =>
+      new Promise((resolveRun, reject) => {
+        const dir = resolve(config.str('service.backup.dir'))
+        const keep = String(Math.max(1, config.int('service.backup.keep')))
+        const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'admin.ts'), 'backup', dir, '--keep', keep], {
+          cwd: root,
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
+        let out = ''
+        let err = ''
+        child.stdout.on('data', (b: Buffer) => (out += b.toString()))
+        child.stderr.on('data', (b: Buffer) => (err += b.toString()))
+        child.on('error', reject)
+        child.on('exit', (code) => {
+          const path = /^Backup (\S+):/m.exec(out)?.[1]
+          if (code === 0 && path) resolveRun({ path, summary: out.trim() })
+          else reject(new Error(`backup failed (exit ${code}): ${(err || out).trim().slice(-2000)}`))
+        })
+      }),
+  }
 }

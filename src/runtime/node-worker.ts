@@ -6,6 +6,7 @@ import { runOptionsFrom } from '../jobs/runner'
 import { buildDeps, warmUp } from './deps'
 import { nodeLoaderPorts } from './node-loader'
 import { openCatalogDb } from './node-db'
+import { nodeBackupPort } from './node-backup'
 import { datastoreUrl, openDatastore } from './node-datastore'
 import { nodeBlobStore } from './node-blob-store'
 import { nodeMailer } from './node-mailer'
@@ -45,6 +46,7 @@ export async function openNodeDeps(
     mailer: nodeMailer(config),
     jobKinds: kinds,
     loader: nodeLoaderPorts(),
+    backups: config.str('service.backup.dir') ? nodeBackupPort(config, { ...process.env, ...env }) : undefined,
     schemas: (await nodeSchemasOrExit(config)).schemas,
   })
   await warmUp(deps)

@@ -15,6 +15,8 @@ import { nodeLoaderPorts } from './node-loader'
 import { runOptionsFrom } from '../jobs/runner'
 import { jobKinds } from '../jobs/kinds'
 import { scheduleDueHarvests } from '../jobs/harvest/schedule'
+import { scheduleDueBackup } from '../jobs/backup'
+import { nodeBackupPort } from './node-backup'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
 import { withNotModified } from './node-not-modified'
@@ -61,6 +63,7 @@ const deps = buildDeps(config, db, {
   blobs: nodeBlobStore(config.str('service.storage_path')),
   mailer: nodeMailer(config),
   loader: nodeLoaderPorts(),
+  backups: config.str('service.backup.dir') ? nodeBackupPort(config) : undefined,
   jobKinds,
   schemas: scheming.schemas,
   // npm start runs node with --expose-gc: a full collection after the index loads drops the
@@ -135,6 +138,17 @@ if (scheduleEvery > 0)
       .then((started) => started.length && jobs.wake())
       .catch((e) => console.error('harvest scheduling failed', e))
   }, scheduleEvery * 1000).unref()
+
+// Scheduled backups (service.backup.dir): a backup job once service.backup.interval_hours have
+// passed since the last, looked for shortly after the start and every ten minutes.
+if (deps.backups) {
+  const due = () =>
+    scheduleDueBackup(deps)
+      .then((id) => id && jobs.wake())
+      .catch((e) => console.error('backup scheduling failed', e))
+  setTimeout(due, 30_000).unref()
+  setInterval(due, 600_000).unref()
+}
 
 // At shutdown the search index is saved if it moved on since its last snapshot, so the next start
 // loads it instead of re-indexing up to a thousand datasets (at most 10 s of waiting).
