@@ -104,3 +104,25 @@ export class BadRequest extends Error {
     super(`Bad request - ${detail}`)
   }
 }
+
+/**
+ * 503: the server's disk (or its database server's) is full. The write failed as a whole (one
+ * transaction, or a file written to a temporary name): nothing was stored, and reads go on.
+ */
+export class StorageFull extends ActionError {
+  readonly type = 'Service Unavailable'
+  readonly status = 503
+  constructor() {
+    super('Service Unavailable: the server is out of storage space, so nothing was written. Try again once space has been freed.')
+  }
+}
+
+/** Whether `err` (or what caused it) says the disk is full: SQLite's SQLITE_FULL, the file system's ENOSPC/EDQUOT. */
+export function isStorageFull(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = String((e as { code?: unknown }).code ?? '')
+    if (code.startsWith('SQLITE_FULL') || code === 'ENOSPC' || code === 'EDQUOT') return true
+    if (/database or disk is full|no space left on device/i.test(String((e as { message?: unknown }).message ?? ''))) return true
+  }
+  return false
+}
