@@ -3,22 +3,36 @@
 // docs/backups-and-upgrades.md).
 import { loadConfig } from '../src/config/load'
 import { datastoreUrl } from '../src/runtime/node-datastore'
-import { backup, BackupRefused, restore, type DataPaths } from '../src/runtime/node-backup'
+import { backup, BackupRefused, restore, type BackupSources, type DataPaths, type RemoteDb } from '../src/runtime/node-backup'
 
 export const backupUsage = `usage: npm run admin -- backup DIR [--keep N]
        npm run admin -- restore BACKUP_DIR`
 
 const fileOf = (url: string) => (url.startsWith('file:') ? url.slice(5).split('?')[0]! : null)
 
-/** The data directory's files as `npm start` would open them, or why they are not files. */
-export function dataPaths(env: Record<string, string | undefined>): DataPaths | string {
+/**
+ * What `npm start` would open with this environment: each database a file or a libSQL server
+ * (streamed by backup), and the uploads directory.
+ */
+export function backupSources(env: Record<string, string | undefined>): BackupSources {
   const config = loadConfig(env)
   const url = env.DATABASE_URL ?? 'file:./data/catalogue.db'
-  const catalogue = fileOf(url)
-  if (!catalogue)
-    return `DATABASE_URL is not a file (${url}): back a libSQL server up with its own tools (docs/backups-and-upgrades.md)`
-  const ds = datastoreUrl(env.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined), url)
-  return { catalogue, datastore: fileOf(ds) ?? undefined, storage: config.str('service.storage_path') }
+  const remote = (u: string, authToken?: string): RemoteDb => ({ url: u, ...(authToken ? { authToken } : {}) })
+  const explicitDs = env.DATASTORE_URL ?? (config.str('service.datastore.write_url') || undefined)
+  const ds = fileOf(url) || explicitDs ? datastoreUrl(explicitDs, url) : undefined
+  return {
+    catalogue: fileOf(url) ?? remote(url, env.DATABASE_AUTH_TOKEN),
+    ...(ds ? { datastore: fileOf(ds) ?? remote(ds, env.DATASTORE_AUTH_TOKEN) } : {}),
+    storage: config.str('service.storage_path'),
+  }
+}
+
+/** The data directory's files as `npm start` would open them, or why they are not files. */
+export function dataPaths(env: Record<string, string | undefined>): DataPaths | string {
+  const s = backupSources(env)
+  if (typeof s.catalogue !== 'string')
+    return `DATABASE_URL is not a file (${s.catalogue.url}): restore writes database files; load the restored catalogue.db into your libSQL server with its own import (docs/backups-and-upgrades.md)`
+  return { catalogue: s.catalogue, datastore: typeof s.datastore === 'string' ? s.datastore : undefined, storage: s.storage }
 }
 
 /** Runs the command; resolves to the process's exit code. */
@@ -31,15 +45,10 @@ export async function backupCommand(verb: 'backup' | 'restore', args: string[], 
     console.error(backupUsage)
     return 2
   }
-  const paths = dataPaths(env)
-  if (typeof paths === 'string') {
-    console.error(paths)
-    return 1
-  }
   try {
     if (verb === 'backup') {
       const t = performance.now()
-      const { path, manifest } = await backup(paths, dir, { keep })
+      const { path, manifest } = await backup(backupSources(env), dir, { keep })
       const mb = (n: number) => (n / 1e6).toFixed(1)
       console.log(
         `Backup ${path}: catalogue ${mb(manifest.catalogue.bytes)} MB (change log at ${manifest.changeLogSeq}, migration level ${manifest.migrations.applied})` +
@@ -47,6 +56,11 @@ export async function backupCommand(verb: 'backup' | 'restore', args: string[], 
           `, ${manifest.files.count} uploaded files (${mb(manifest.files.bytes)} MB), in ${((performance.now() - t) / 1000).toFixed(1)} s`,
       )
     } else {
+      const paths = dataPaths(env)
+      if (typeof paths === 'string') {
+        console.error(paths)
+        return 1
+      }
       const manifest = await restore(dir, paths)
       console.log(
         `Restored the backup of ${manifest.created} (change log at ${manifest.changeLogSeq}) into ${paths.catalogue}` +

@@ -37,7 +37,7 @@ ${datastoreUsage.replace('usage: ', '       ')}
 ${demoUsage.replace('usage: ', '       ')}   (loads a sample catalogue: scripts/demo/)
 ${schemingUsage.replace('usage: ', '       ')}   (checks the scheming.* files; push stores them for Workers)
 ${harvestUsage.replace('usage: ', '       ')}
-${backupUsage.replace('usage: ', '       ')}   (online backup of the files; restore into an empty data directory)
+${backupUsage.replace('usage: ', '       ')}   (online backup, of files or libSQL servers; restore into an empty data directory)
        npm run admin -- help`
 
 if (group === 'help' || group === '--help' || group === '-h') {

@@ -9,6 +9,7 @@ import { createReadStream, existsSync } from 'node:fs'
 import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import Database from 'libsql'
+import { createClient } from '@libsql/client'
 import type { BackupPort } from '../context'
 import { codeMigrationLevel, MIGRATIONS_DIR } from './node-db'
 
@@ -58,6 +59,19 @@ export interface DataPaths {
   storage: string
 }
 
+/** A database on a libSQL server (Turso, sqld), read by streaming. */
+export interface RemoteDb {
+  url: string
+  authToken?: string
+}
+
+/** What a backup reads: each database a file or a libSQL server, and the uploads directory. */
+export interface BackupSources {
+  catalogue: string | RemoteDb
+  datastore?: string | RemoteDb
+  storage: string
+}
+
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256')
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
@@ -84,6 +98,89 @@ function vacuumInto(from: string, to: string) {
     db.close()
   }
 }
+
+/** A consistent copy of a database file (VACUUM INTO) or of a libSQL server's database (streamed). */
+async function copyDatabase(from: string | RemoteDb, to: string) {
+  if (typeof from === 'string') vacuumInto(from, to)
+  else await streamInto(from, to)
+}
+
+/** Rows read per query when a remote database is streamed. */
+const STREAM_PAGE = 2000
+
+/**
+ * Copies a libSQL server's database into a new file at `to`, inside one read transaction (sqld
+ * and Turso give it snapshot isolation, and keep it open while queries keep coming): the schema
+ * (virtual tables first, which make their shadow tables), every table's rows by rowid pages with
+ * their rowids, AUTOINCREMENT counters, then indexes and triggers.
+ */
+async function streamInto(from: RemoteDb, to: string) {
+  const client = createClient({ url: from.url, authToken: from.authToken })
+  const local = new Database(to)
+  try {
+    const tx = await client.transaction('read')
+    try {
+      local.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN')
+      const objects = (
+        await tx.execute(`SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid`)
+      ).rows.map((r) => ({ type: String(r.type), name: String(r.name), sql: String(r.sql) }))
+      const isVirtual = (o: { sql: string }) => /^CREATE\s+VIRTUAL\s+TABLE/i.test(o.sql)
+      for (const o of objects.filter((o) => o.type === 'table' && isVirtual(o))) local.exec(o.sql)
+      const exists = (name: string) => local.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(name) !== undefined
+      const tables = objects.filter((o) => o.type === 'table' && !isVirtual(o))
+      for (const t of tables) {
+        if (exists(t.name)) local.prepare(`DELETE FROM "${t.name.replace(/"/g, '""')}"`).run()
+        else local.exec(t.sql)
+      }
+      for (const t of tables) {
+        const q = `"${t.name.replace(/"/g, '""')}"`
+        const withoutRowid = /WITHOUT\s+ROWID\s*$/i.test(t.sql)
+        let insert: Database.Statement | null = null
+        let columns: string[] = []
+        for (let after: unknown = null, offset = 0; ; ) {
+          const page = withoutRowid
+            ? await tx.execute({ sql: `SELECT * FROM ${q} LIMIT ${STREAM_PAGE} OFFSET ${offset}`, args: [] })
+            : await tx.execute({
+                sql: `SELECT rowid AS "__backup_rowid", * FROM ${q} ${after === null ? '' : 'WHERE rowid > ?'} ORDER BY rowid LIMIT ${STREAM_PAGE}`,
+                args: after === null ? [] : [after as number],
+              })
+          if (!page.rows.length) break
+          if (!insert) {
+            columns = page.columns.filter((c) => c !== '__backup_rowid')
+            const names = [...(withoutRowid ? [] : ['rowid']), ...columns]
+            insert = local.prepare(`INSERT INTO ${q} (${names.map((c) => `"${c.replace(/"/g, '""')}"`).join(', ')}) VALUES (${names.map(() => '?').join(', ')})`)
+          }
+          for (const row of page.rows) {
+            const values = columns.map((c) => localValue(row[c]))
+            insert.run(withoutRowid ? values : [localValue(row.__backup_rowid), ...values])
+          }
+          offset += page.rows.length
+          after = page.rows[page.rows.length - 1]!.__backup_rowid
+          if (page.rows.length < STREAM_PAGE) break
+        }
+      }
+      const seq = await tx.execute(`SELECT name FROM sqlite_master WHERE name = 'sqlite_sequence'`)
+      if (seq.rows.length) {
+        local.prepare('DELETE FROM sqlite_sequence').run()
+        for (const r of (await tx.execute('SELECT name, seq FROM sqlite_sequence')).rows)
+          local.prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)').run(String(r.name), localValue(r.seq))
+      }
+      for (const o of objects.filter((o) => (o.type === 'index' || o.type === 'trigger') && !exists(o.name))) local.exec(o.sql)
+      local.exec('COMMIT')
+    } finally {
+      tx.close()
+    }
+  } catch (e) {
+    if (local.inTransaction) local.exec('ROLLBACK')
+    throw e
+  } finally {
+    local.close()
+    client.close()
+  }
+}
+
+/** A value from the libSQL client as the synchronous driver binds it. */
+const localValue = (v: unknown) => (v instanceof ArrayBuffer ? Buffer.from(v) : v)
 
 function integrity(path: string): string {
   const db = new Database(path, { readonly: true })
@@ -172,8 +269,8 @@ const stampOf = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d+
  * Backs the catalogue up into a new directory under `dir` (named by the time) and returns it;
  * with `keep`, removes the oldest backups under `dir` past that many.
  */
-export async function backup(paths: DataPaths, dir: string, opts: { keep?: number; now?: Date } = {}): Promise<{ path: string; manifest: BackupManifest }> {
-  if (!existsSync(paths.catalogue)) throw new BackupRefused(`No catalogue database at ${paths.catalogue}`)
+export async function backup(paths: BackupSources, dir: string, opts: { keep?: number; now?: Date } = {}): Promise<{ path: string; manifest: BackupManifest }> {
+  if (typeof paths.catalogue === 'string' && !existsSync(paths.catalogue)) throw new BackupRefused(`No catalogue database at ${paths.catalogue}`)
   const now = opts.now ?? new Date()
   await mkdir(dir, { recursive: true })
   let name = stampOf(now)
@@ -183,7 +280,7 @@ export async function backup(paths: DataPaths, dir: string, opts: { keep?: numbe
   await mkdir(partial)
   try {
     const catalogueCopy = join(partial, 'catalogue.db')
-    vacuumInto(paths.catalogue, catalogueCopy)
+    await copyDatabase(paths.catalogue, catalogueCopy)
     const copy = new Database(catalogueCopy, { readonly: true })
     let migrations: BackupManifest['migrations']
     let changeLogSeq: number
@@ -200,8 +297,8 @@ export async function backup(paths: DataPaths, dir: string, opts: { keep?: numbe
       sha256: await sha256File(join(partial, file)),
     })
     let datastore: DatabaseEntry | null = null
-    if (paths.datastore && existsSync(paths.datastore)) {
-      vacuumInto(paths.datastore, join(partial, 'datastore.db'))
+    if (paths.datastore && (typeof paths.datastore !== 'string' || existsSync(paths.datastore))) {
+      await copyDatabase(paths.datastore, join(partial, 'datastore.db'))
       datastore = await entry('datastore.db')
     }
     // the uploads after the databases: every file the copied catalogue names was written before it
