@@ -126,3 +126,26 @@ export function isStorageFull(err: unknown): boolean {
   }
   return false
 }
+
+/** 503: the database server could not be reached (down, restarting, the connection dropped). */
+export class DatabaseUnavailable extends ActionError {
+  readonly type = 'Service Unavailable'
+  readonly status = 503
+  constructor() {
+    super('Service Unavailable: the database could not be reached, so the request may not have been carried out. Try again shortly.')
+  }
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
+
+/**
+ * Whether `err` (or what caused it) is a connection to a database server that failed: refused,
+ * reset, lost (workerd's "Network connection lost."), as the libSQL client passes them on.
+ */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (UNREACHABLE_CODES.has(String((e as { code?: unknown }).code ?? ''))) return true
+    if (/^(Network connection lost\.?|fetch failed|connect ECONNREFUSED|socket hang up|other side closed)/i.test(String((e as { message?: unknown }).message ?? ''))) return true
+  }
+  return false
+}

@@ -1,9 +1,9 @@
 // The last line of defence: an unexpected exception becomes CKAN's 500 envelope with a short
 // request id, logged once (id and stack) and counted; the response never carries a stack or SQL.
-// A full disk becomes a 503 that says so.
+// A full disk or an unreachable database server becomes a 503 that says so.
 import { toHex } from '../lib/hex'
 import { asciiJson } from '../lib/json'
-import { isStorageFull, StorageFull } from '../errors'
+import { DatabaseUnavailable, isDatabaseUnreachable, isStorageFull, StorageFull } from '../errors'
 
 /** Unexpected exceptions turned into 500s since the process started (tests assert it stays 0). */
 export const serverErrors = { count: 0 }
@@ -23,17 +23,19 @@ export function logInternalError(err: unknown): string {
 
 /**
  * The 500 response for `err`; `help` is the action's help URL when there is one. A full disk is
- * the operator's to fix, not a fault of the code: a 503 saying so (logged, not counted).
+ * the operator's to fix, not a fault of the code, and so is a database server out of reach: a 503
+ * saying so (logged, not counted).
  */
 export function internalError(err: unknown, help?: string): Response {
-  if (isStorageFull(err)) {
-    console.error('write refused, out of storage space:', err instanceof Error ? err.message : String(err))
-    const full = new StorageFull()
-    const error = { message: full.message, __type: full.type }
+  const outage = isStorageFull(err) ? new StorageFull() : isDatabaseUnreachable(err) ? new DatabaseUnavailable() : null
+  if (outage) {
+    const why = outage instanceof StorageFull ? 'out of storage space' : 'the database is unreachable'
+    console.error(`request refused, ${why}:`, err instanceof Error ? err.message : String(err))
+    const error = { message: outage.message, __type: outage.type }
     const body = help === undefined ? { success: false, error } : { help, error, success: false }
     return new Response(asciiJson(body), {
-      status: full.status,
-      headers: { 'content-type': 'application/json;charset=utf-8', 'retry-after': '60' },
+      status: outage.status,
+      headers: { 'content-type': 'application/json;charset=utf-8', 'retry-after': outage instanceof StorageFull ? '60' : '5' },
     })
   }
   const id = logInternalError(err)

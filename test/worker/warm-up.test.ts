@@ -22,8 +22,8 @@ describe('the Worker warm-up', () => {
     const mf: Miniflare = await workerIsolate(bundleWorker(dir), { ...TEST_PROFILE, DATABASE_URL: url })
     cleanup.push(() => mf.dispose())
     const down = await callWorker(mf, 'status_show')
-    expect(down.status).toBe(500)
-    expect(down.body).toMatchObject({ success: false, error: { __type: 'Internal Server Error' } })
+    expect(down.status).toBe(503)
+    expect(down.body).toMatchObject({ success: false, error: { __type: 'Service Unavailable', message: expect.stringMatching(/database could not be reached/) } })
 
     const sqld = await startSqld({ dbPath: join(dir, 'catalogue.sqld'), port })
     cleanup.push(() => sqld.stop())
