@@ -119,12 +119,20 @@ export class StorageFull extends ActionError {
 
 /** Whether `err` (or what caused it) says the disk is full: SQLite's SQLITE_FULL, the file system's ENOSPC/EDQUOT. */
 export function isStorageFull(err: unknown): boolean {
-  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = String((e as { code?: unknown }).code ?? '')
-    if (code.startsWith('SQLITE_FULL') || code === 'ENOSPC' || code === 'EDQUOT') return true
-    if (/database or disk is full|no space left on device/i.test(String((e as { message?: unknown }).message ?? ''))) return true
+  return causes(err).some(
+    ({ code, message }) =>
+      code.startsWith('SQLITE_FULL') || code === 'ENOSPC' || code === 'EDQUOT' || /database or disk is full|no space left on device/i.test(message),
+  )
+}
+
+/** `err` and what caused it (up to five deep), each as its code and message. */
+function causes(err: unknown): { code: string; message: string }[] {
+  const out: { code: string; message: string }[] = []
+  for (let e = err; e && out.length < 5; e = (e as { cause?: unknown }).cause) {
+    const { code, message } = e as { code?: unknown; message?: unknown }
+    out.push({ code: String(code ?? ''), message: String(message ?? '') })
   }
-  return false
+  return out
 }
 
 /** 503: the database server could not be reached (down, restarting, the connection dropped). */
@@ -143,9 +151,8 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIME
  * reset, lost (workerd's "Network connection lost."), as the libSQL client passes them on.
  */
 export function isDatabaseUnreachable(err: unknown): boolean {
-  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (UNREACHABLE_CODES.has(String((e as { code?: unknown }).code ?? ''))) return true
-    if (/^(Network connection lost\.?|fetch failed|connect ECONNREFUSED|socket hang up|other side closed)/i.test(String((e as { message?: unknown }).message ?? ''))) return true
-  }
-  return false
+  return causes(err).some(
+    ({ code, message }) =>
+      UNREACHABLE_CODES.has(code) || /^(Network connection lost\.?|fetch failed|connect ECONNREFUSED|socket hang up|other side closed)/i.test(message),
+  )
 }

@@ -11,7 +11,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path'
 import Database from 'libsql'
 import { createClient } from '@libsql/client'
 import type { BackupPort } from '../context'
-import { codeMigrationLevel, MIGRATIONS_DIR } from './node-db'
+import { codeMigrationLevel, HAS_MIGRATIONS_SQL, MIGRATION_LEVEL_SQL, MIGRATIONS_DIR, migrationLevelOf, newerThanCode, type MigrationLevel } from './node-db'
 
 /** The version of the directory format (docs/backups-and-upgrades.md). */
 export const BACKUP_FORMAT = 1
@@ -32,7 +32,7 @@ export interface BackupManifest {
   format: number
   created: string
   /** The catalogue's migration level: migrations applied, and the newest one's timestamp. */
-  migrations: { applied: number; newest: number }
+  migrations: MigrationLevel
   /** The change log's newest seq in the copy. */
   changeLogSeq: number
   catalogue: DatabaseEntry
@@ -79,11 +79,9 @@ export async function sha256File(path: string): Promise<string> {
 }
 
 /** A database file's migration level (drizzle's table), 0 when it has none. */
-export function fileMigrationLevel(db: Database.Database): { applied: number; newest: number } {
-  const has = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`).get()
-  if (!has) return { applied: 0, newest: 0 }
-  const row = db.prepare('SELECT COUNT(*) AS n, MAX(created_at) AS newest FROM __drizzle_migrations').get() as { n: number; newest: number | null }
-  return { applied: Number(row.n), newest: Number(row.newest ?? 0) }
+function fileMigrationLevel(db: Database.Database): MigrationLevel {
+  if (!db.prepare(HAS_MIGRATIONS_SQL).get()) return migrationLevelOf(undefined)
+  return migrationLevelOf(db.prepare(MIGRATION_LEVEL_SQL).get() as Record<string, unknown>)
 }
 
 const sqlString = (s: string) => `'${s.replace(/'/g, "''")}'`
@@ -362,7 +360,7 @@ export async function verifyBackup(from: string, migrationsDir = MIGRATIONS_DIR)
   if (manifest.format !== BACKUP_FORMAT)
     throw new BackupRefused(`${from} is a backup of format ${manifest.format}; this code reads format ${BACKUP_FORMAT}`)
   const code = codeMigrationLevel(migrationsDir)
-  if (manifest.migrations.applied > code.applied || manifest.migrations.newest > code.newest)
+  if (newerThanCode(manifest.migrations, code))
     throw new BackupRefused(
       `${from} was made by newer code (database at migration level ${manifest.migrations.applied}; this code knows ${code.applied}): ` +
         'upgrade the code, then restore',

@@ -20,11 +20,30 @@ export const WAL_LIMIT_BYTES = 64 * 1024 * 1024
 export const MIGRATIONS_DIR =
   process.env.MIGRATIONS_DIR ?? resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle')
 
-/** What this code's migrations reach: how many, and the newest one's timestamp. */
-export function codeMigrationLevel(dir = MIGRATIONS_DIR): { applied: number; newest: number } {
+/** How far a database (or this code) is migrated: how many migrations, the newest one's timestamp. */
+export interface MigrationLevel {
+  applied: number
+  newest: number
+}
+
+/** What this code's migrations reach. */
+export function codeMigrationLevel(dir = MIGRATIONS_DIR): MigrationLevel {
   const journal = JSON.parse(readFileSync(join(dir, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] }
   return { applied: journal.entries.length, newest: Math.max(0, ...journal.entries.map((e) => e.when)) }
 }
+
+/** Whether drizzle's table is there (a database never migrated has none). */
+export const HAS_MIGRATIONS_SQL = `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`
+/** A database's level from drizzle's table: one row of `n` and `newest` (see migrationLevelOf). */
+export const MIGRATION_LEVEL_SQL = 'SELECT COUNT(*) AS n, MAX(created_at) AS newest FROM __drizzle_migrations'
+export const migrationLevelOf = (row: Record<string, unknown> | undefined): MigrationLevel => ({
+  applied: Number(row?.n ?? 0),
+  newest: Number(row?.newest ?? 0),
+})
+
+/** Whether `level` has migrations this code does not know (drizzle would skip them silently). */
+export const newerThanCode = (level: MigrationLevel, code = codeMigrationLevel()) =>
+  level.applied > code.applied || level.newest > code.newest
 
 /** The database was migrated by newer code than this: starting would misread it. */
 export class DatabaseNewerThanCode extends Error {}
@@ -52,15 +71,12 @@ export function unreadableDatabase(e: unknown, what: string, url: string): Datab
 
 /** Refuses a database whose migrations this code does not know (drizzle would skip them silently). */
 async function refuseNewer(client: Client, url: string) {
-  const has = await client.execute(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'`)
-  if (!has.rows.length) return
-  const [row] = (await client.execute('SELECT COUNT(*) AS n, MAX(created_at) AS newest FROM __drizzle_migrations')).rows
-  const applied = Number(row?.n ?? 0)
-  const newest = Number(row?.newest ?? 0)
+  if (!(await client.execute(HAS_MIGRATIONS_SQL)).rows.length) return
+  const level = migrationLevelOf((await client.execute(MIGRATION_LEVEL_SQL)).rows[0])
   const code = codeMigrationLevel()
-  if (applied > code.applied || newest > code.newest)
+  if (newerThanCode(level, code))
     throw new DatabaseNewerThanCode(
-      `${url.split('?')[0]} was migrated by a newer version of this software (migration level ${applied}; this code knows ${code.applied}). ` +
+      `${url.split('?')[0]} was migrated by a newer version of this software (migration level ${level.applied}; this code knows ${code.applied}). ` +
         'Run that version, or restore a backup made by this one into an empty data directory (npm run admin -- restore BACKUP_DIR).',
     )
 }

@@ -74,7 +74,7 @@ export class MemoryIndex implements SearchIndex {
     this.text.put(this.putFields(doc), doc.text)
   }
 
-  /** An index of many documents, its text built in bulk (see TextIndex.bulk). */
+  /** An index of many documents, its text built in bulk (see TextBuilder). */
   static build(docs: Iterable<IndexDoc>, phraseChecker?: PhraseChecker): MemoryIndex {
     const b = MemoryIndex.builder(phraseChecker)
     for (const d of docs) b.add(d)

@@ -411,17 +411,6 @@ export class TextIndex {
     return { nextId: this.live.nextId, docs: Uint32Array.from(docs), terms, at, bytes }
   }
 
-  /**
-   * Builds the index of many documents at once (a full rebuild): postings are gathered per term
-   * and encoded like a freeze, far faster than adding documents one by one. Short ids are the
-   * document numbers.
-   */
-  static bulk(docs: { n: number; text: Record<TextField, string[]> }[]): TextIndex {
-    const b = new TextBuilder()
-    for (const d of [...docs].sort((x, y) => x.n - y.n)) b.add(d.n, d.text)
-    return b.finish()
-  }
-
   static load(s: TextSnapshot): TextIndex {
     const t = new TextIndex()
     const docs = s.docs
@@ -641,10 +630,11 @@ const CHUNK_MASK = CHUNK_SIZE - 1
 const TF_ESCAPE = 0xffff
 
 /**
- * TextIndex.bulk one document at a time, in ascending document numbers. Postings are kept as a
- * stream of (term and field, term frequency) in typed arrays, 6 bytes each, not as JS arrays per
- * term (24 bytes a posting and more on Node): a full rebuild needs little more memory than the
- * index it makes. `finish` groups the stream by term (a counting sort, stable: document order).
+ * Builds the text index of many documents at once (a full rebuild), one document at a time in
+ * ascending document numbers (they become the short ids), far faster than adding them to a live
+ * index one by one. Postings are kept as a stream of (term and field, term frequency) in typed
+ * arrays, 6 bytes each, not as JS arrays per term (24 bytes a posting and more on Node): a full
+ * rebuild needs little more memory than the index it makes. `finish` groups the stream by term (a counting sort, stable: document order).
  */
 export class TextBuilder {
   private readonly termIds = new Map<string, number>()
