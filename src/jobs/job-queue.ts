@@ -73,7 +73,8 @@ export interface JobQueue {
   /** Marks a running job failed with the error; false when it was not running (or the lease is not its). */
   fail(job: JobRef, error: unknown): Promise<boolean>
   /** Jobs oldest first; by default the queued ones of every queue (CKAN's job_list). */
-  list(opts?: { queues?: string[]; status?: JobStatus[] }): Promise<Job[]>
+  /** Oldest first; `latest`: only the `latest` jobs that ended last, the last first. */
+  list(opts?: { queues?: string[]; status?: JobStatus[]; latest?: number }): Promise<Job[]>
   show(id: string): Promise<Job | undefined>
   /**
    * Deletes a job that is not running (queued, finished or failed: CKAN's job_cancel deletes the
@@ -296,7 +297,9 @@ export function libsqlJobQueue(client: Client, deps: JobQueueDeps): JobQueue {
         args.push(...names)
       }
       const rs = await client.execute({
-        sql: `SELECT ${COLUMNS} FROM job WHERE ${where.join(' AND ')} ORDER BY created, rowid`,
+        sql:
+          `SELECT ${COLUMNS} FROM job WHERE ${where.join(' AND ')} ` +
+          (opts.latest !== undefined ? `ORDER BY ended DESC, rowid DESC LIMIT ${Math.max(0, Math.floor(opts.latest))}` : 'ORDER BY created, rowid'),
         args,
       })
       return rs.rows.map(rowToJob)

@@ -22,6 +22,7 @@ import { register, registerView, requestReset, resetPassword, resetRequestView, 
 import { activityPage } from './pages/activity'
 import { abortJob, clearSource, clearView, createSource, editSourceView, jobPage, jobsPage, newSourceView, objectContent, reharvest, sourcePage, sourcesPage, updateSource } from './pages/harvest'
 import { addCollaborator, changeDatasetGroup, datasetGroupsView, collaboratorsView, removeCollaborator, deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
+import { adminIndexPage, adminJobsPage } from './pages/admin-jobs'
 import { stylesheet } from './style'
 import { mapAssets } from './map/client'
 import { LAND_GEOJSON, WORLD_SVG } from './map/maps'
@@ -253,6 +254,10 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.get('/harvest/:source/job/:id', route(source, 'Page', (page, c) => jobPage(page, hs(c), id(c))))
   app.post('/harvest/:source/job/:id/abort', route(source, 'Page', signedIn((page, c) => abortJob(page, hs(c), id(c)))))
   app.get('/harvest/:id', route(source, 'HarvestSource', (page, c) => sourcePage(page, id(c))))
+  // the sysadmin pages (CKAN's /ckan-admin): 403 to anyone else
+  app.get('/ckan-admin', route(source, 'Page', (page) => adminIndexPage(page)))
+  app.get('/ckan-admin/', route(source, 'Page', (page) => adminIndexPage(page)))
+  app.get('/ckan-admin/jobs', route(source, 'Page', (page) => adminJobsPage(page)))
   app.get('/user/login', route(source, 'Page', (page) => (page.ctx.user ? { redirect: '/dashboard' } : loginView(page))))
   app.post('/user/login', route(source, 'Page', (page) => login(page)))
   app.post('/user/logout', route(source, 'Page', (page) => logout(page)))
