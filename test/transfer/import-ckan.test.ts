@@ -1,0 +1,131 @@
+// import-ckan: a second instance of this app serving CKAN's API as 2.9 and as 2.11 (users,
+// private datasets, uploads, DataStore tables) copied over HTTP with a sysadmin's key, cut short
+// once and resumed; then every object compared with the source's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CkanSource, httpCall, httpDownload } from '../../src/transfer/ckan-source'
+import { importCatalogue, reportText } from '../../src/transfer/importer'
+import type { TransferSource } from '../../src/transfer/source'
+import { ensureSiteUser } from '../../src/model/site-user'
+import { setup, type TestEnv } from '../helpers/setup'
+import { expectSameCatalogue, populate, servedInstance, type Populated } from './fixture'
+
+let src: Awaited<ReturnType<typeof servedInstance>>
+let data: Populated
+
+const remote = (key: string, tablePage = 500): TransferSource =>
+  new CkanSource({ label: src.url, call: httpCall(src.url, key), download: httpDownload(key), tablePage })
+
+/** The source, but the copy stops (as a killed process would) in the middle of the nth dataset's table. */
+function cutShort(inner: TransferSource, atDataset: number): TransferSource {
+  let n = 0
+  return Object.assign(Object.create(inner), {
+    datasets: async function* () {
+      for await (const d of inner.datasets()) {
+        if (++n > atDataset) throw new Error('interrupted')
+        yield d
+      }
+    },
+    table: async (r: Record<string, any>) => {
+      const table = await inner.table(r)
+      if (!table || n < atDataset) return table
+      return {
+        ...table,
+        pages: async function* () {
+          for await (const p of table.pages()) {
+            yield p
+            throw new Error('interrupted')
+          }
+        },
+      }
+    },
+  })
+}
+
+describe.each(['2.9', '2.11'])('import-ckan from a CKAN %s API', (version) => {
+  let dst: TestEnv
+  beforeAll(async () => {
+    src = await servedInstance({ 'service.api_compat': version })
+    data = await populate(src.t)
+  })
+  afterAll(() => src.close())
+
+  it('copies a site, resumes after an interruption, and keeps every object', async () => {
+    dst = await setup()
+    const dstAdmin = await dst.make.sysadmin()
+    // the table dataset (the 3rd created) is cut short after its first page of rows
+    const order = (await src.t.ok('package_search', { include_private: true, include_drafts: true, rows: 100, sort: 'metadata_created asc, id asc' }, data.admin)).results
+    const tableAt = order.findIndex((d: any) => d.id === data.datasets[2]!.id) + 1
+    await expect(importCatalogue(dst.deps, cutShort(remote(data.admin.apikey), tableAt))).rejects.toThrow('interrupted')
+    // what was cut short is here in part: half its rows
+    const half = await dst.ok('datastore_search', { resource_id: data.table.resource.id, limit: 0 }, dstAdmin)
+    expect(half.total).toBe(500)
+
+    const report = await importCatalogue(dst.deps, remote(data.admin.apikey))
+    const text = reportText(report)
+    expect(report.failed, text).toEqual({ users: 0, organizations: 0, groups: 0, vocabularies: 0, datasets: 0, files: 0, tables: 0, views: 0, activities: 0 })
+    // the first run's users, organizations and finished datasets are skipped, the rest copied
+    expect(report.copied.users).toBe(0)
+    expect(report.skipped.users).toBeGreaterThanOrEqual(4)
+    expect(report.skipped.datasets).toBe(tableAt - 1)
+    expect(report.copied.datasets).toBe(order.length - tableAt + 1)
+    expect(report.copied.tables).toBeGreaterThanOrEqual(1)
+    expect(text).toMatch(/datasets\s+\d+ copied\s+\d+ skipped/)
+
+    const siteUser = (await ensureSiteUser(src.t.deps)).user.name
+    await expectSameCatalogue(
+      { t: src.t, url: src.url, admin: data.admin },
+      { t: dst, url: 'http://test.ckan.net', admin: dstAdmin },
+      { siteUsers: [siteUser, (await ensureSiteUser(dst.deps)).user.name, dstAdmin.name] },
+    )
+
+    // a third run finds everything here
+    const again = await importCatalogue(dst.deps, remote(data.admin.apikey))
+    expect(again.copied.datasets + again.copied.users + again.copied.organizations).toBe(0)
+    expect(again.skipped.datasets).toBe(order.length)
+  })
+
+  it('gives each copied user a reset link, and no password', async () => {
+    const t = await setup()
+    const report = await importCatalogue(t.deps, remote(data.admin.apikey))
+    const editor = data.users[0]!
+    const link = report.resetLinks.find((l) => l.name === editor.name)
+    expect(link?.mailed).toBe(false)
+    expect(link?.link).toMatch(new RegExp(`^http://test.ckan.net/user/reset/${editor.id}\\?key=\\w+`))
+    expect(reportText(report)).toContain(link!.link)
+    // no password moved: the old one does not sign in
+    const login = await t.app.request('/user/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ login: editor.name, password: 'password123' }),
+    })
+    expect(login.headers.get('set-cookie') ?? '').not.toMatch(/auth_tkt|session/)
+    // the link lets them choose one
+    const page = await t.app.request(new URL(link!.link).pathname + new URL(link!.link).search)
+    expect(page.status).toBe(200)
+  })
+
+  it('copies only what the key may read', async () => {
+    const t = await setup()
+    const editor = data.users[0]!
+    const plain = data.users[2]!
+    const report = await importCatalogue(t.deps, remote(plain.apikey))
+    // the plain user reads no e-mails and no private dataset
+    const sys = await t.make.sysadmin()
+    const copied = await t.ok('user_show', { id: editor.name }, sys)
+    expect(copied.email ?? null).toBeNull()
+    expect((await t.call('package_show', { id: data.privateDataset.id }, sys)).status).toBe(404)
+    expect(report.copied.datasets).toBe(data.datasets.length)
+    // the uploaded file is public: copied
+    expect(report.copied.files).toBe(1)
+  })
+
+  it('reports a dataset it could not copy, and goes on', async () => {
+    const t = await setup()
+    const sys = await t.make.sysadmin()
+    // a dataset here already has the name of one at the source
+    await t.ok('package_create', { name: data.datasets[3]!.name }, sys)
+    const report = await importCatalogue(t.deps, remote(data.admin.apikey))
+    expect(report.lines).toContainEqual({ kind: 'datasets', name: data.datasets[3]!.name, reason: 'another dataset here has this name' })
+    expect(report.copied.datasets).toBe(data.datasets.length + 1 - 1)
+  })
+})
