@@ -394,7 +394,13 @@ export async function importCatalogue(deps: Deps, source: TransferSource, opts: 
             const at = typeof r.metadata_modified === 'string' ? r.metadata_modified : undefined
             await call(
               'datastore_create',
-              { resource_id: r.id, force: true, fields: table.fields, ...(table.primaryKey?.length ? { primary_key: table.primaryKey } : {}) },
+              {
+                resource_id: r.id,
+                force: true,
+                fields: table.fields,
+                ...(table.primaryKey?.length ? { primary_key: table.primaryKey } : {}),
+                ...(table.indexes?.length ? { indexes: table.indexes } : {}),
+              },
               at,
             )
             for await (const records of table.pages()) {

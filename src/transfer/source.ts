@@ -9,6 +9,8 @@ export interface SourceTable {
   fields: Dict[]
   /** The primary key where the source knows it (this project's exports do; CKAN's API does not say). */
   primaryKey?: string[]
+  /** Plain indexes, each a list of columns, where the source knows them. */
+  indexes?: string[][]
   pages(): AsyncIterable<Dict[]>
 }
 
