@@ -1,12 +1,14 @@
 // Admin CLI (like `ckan sysadmin`): npm run admin -- sysadmin add|remove|list [NAME] [--email E] [--password P]
 // and npm run admin -- datastore load (scripts/admin-datastore.ts), npm run admin -- demo (scripts/demo.ts),
 // npm run admin -- scheming check|push (scripts/admin-scheming.ts), npm run admin -- harvest …
-// (scripts/admin-harvest.ts), npm run admin -- backup|restore (scripts/admin-backup.ts), npm run admin -- help
+// (scripts/admin-harvest.ts), npm run admin -- backup|restore (scripts/admin-backup.ts),
+// npm run admin -- import-ckan|export|import (scripts/admin-transfer.ts), npm run admin -- help
 import { datastoreCommand, datastoreUsage } from './admin-datastore'
 import { demoCommand, demoUsage } from './demo'
 import { schemingCommand, schemingUsage } from './admin-scheming'
 import { harvestCommand, harvestHelp, harvestUsage } from './admin-harvest'
 import { backupCommand, backupUsage } from './admin-backup'
+import { transferCommand, transferHelp, transferUsage } from './admin-transfer'
 import { loadConfig } from '../src/config/load'
 import { buildDeps } from '../src/runtime/deps'
 import { openCatalogDb } from '../src/runtime/node-db'
@@ -19,6 +21,8 @@ if (args[0] === 'demo') process.exit(await demoCommand(args.slice(1)))
 if (args[0] === 'scheming') process.exit(await schemingCommand(args.slice(1)))
 if (args[0] === 'harvest') process.exit(await harvestCommand(args.slice(1)))
 if (args[0] === 'backup' || args[0] === 'restore') process.exit(await backupCommand(args[0], args.slice(1)))
+if (args[0] === 'import-ckan' || args[0] === 'export' || args[0] === 'import')
+  process.exit(await transferCommand(args[0], args.slice(1)))
 const flag = (name: string) => {
   const i = args.indexOf(`--${name}`)
   if (i < 0) return undefined
@@ -38,10 +42,11 @@ ${demoUsage.replace('usage: ', '       ')}   (loads a sample catalogue: scripts/
 ${schemingUsage.replace('usage: ', '       ')}   (checks the scheming.* files; push stores them for Workers)
 ${harvestUsage.replace('usage: ', '       ')}
 ${backupUsage.replace('usage: ', '       ')}   (online backup, of files or libSQL servers; restore into an empty data directory)
+${transferUsage.replace('usage: ', '       ')}
        npm run admin -- help`
 
 if (group === 'help' || group === '--help' || group === '-h') {
-  console.log(`${usage}\n\nharvest:\n${harvestHelp}`)
+  console.log(`${usage}\n\nharvest:\n${harvestHelp}\n\nmoving in:\n${transferHelp}`)
   process.exit(0)
 }
 

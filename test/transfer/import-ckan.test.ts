@@ -1,12 +1,16 @@
 // import-ckan: a second instance of this app serving CKAN's API as 2.9 and as 2.11 (users,
 // private datasets, uploads, DataStore tables) copied over HTTP with a sysadmin's key, cut short
 // once and resumed; then every object compared with the source's.
+import { spawn } from 'node:child_process'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CkanSource, httpCall, httpDownload } from '../../src/transfer/ckan-source'
 import { importCatalogue, reportText } from '../../src/transfer/importer'
 import type { TransferSource } from '../../src/transfer/source'
 import { ensureSiteUser } from '../../src/model/site-user'
 import { setup, type TestEnv } from '../helpers/setup'
+import { tempDir } from '../helpers/temp-dirs'
 import { expectSameCatalogue, populate, servedInstance, type Populated } from './fixture'
 
 let src: Awaited<ReturnType<typeof servedInstance>>
@@ -127,5 +131,61 @@ describe.each(['2.9', '2.11'])('import-ckan from a CKAN %s API', (version) => {
     const report = await importCatalogue(t.deps, remote(data.admin.apikey))
     expect(report.lines).toContainEqual({ kind: 'datasets', name: data.datasets[3]!.name, reason: 'another dataset here has this name' })
     expect(report.copied.datasets).toBe(data.datasets.length + 1 - 1)
+  })
+})
+
+describe('npm run admin -- import-ckan | export | import', () => {
+  beforeAll(async () => {
+    src = await servedInstance()
+    data = await populate(src.t, { rows: 50 })
+  })
+  afterAll(() => src.close())
+
+  const run = (args: string[], env: Record<string, string>) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      // not spawnSync: the source site answers from this process
+      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { env: { ...process.env, ...env } })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (b) => (stdout += b))
+      child.stderr.on('data', (b) => (stderr += b))
+      child.on('close', (status) => resolve({ status, stdout, stderr }))
+    })
+
+  it('copies a site with a progress line and a report, then exports and imports it', async () => {
+    const dir = tempDir('ckan-edge-import-cli-')
+    const env = { DATABASE_URL: `file:${join(dir, 'a', 'catalogue.db')}`, SERVICE__STORAGE_PATH: join(dir, 'a', 'uploads') }
+    mkdirSync(join(dir, 'a'))
+    const copied = await run(['import-ckan', src.url, '--api-key', data.admin.apikey], env)
+    expect(copied.status, copied.stderr + copied.stdout).toBe(0)
+    expect(copied.stderr).toMatch(/datasets\s+\[#*\.*\] \d+\/5/)
+    expect(copied.stdout).toMatch(/Copied from http:\/\/127\.0\.0\.1:\d+ \(CKAN 2\.9\.\d+\):/)
+    expect(copied.stdout).toMatch(/datasets\s+5 copied\s+0 skipped\s+0 failed/)
+    expect(copied.stdout).toMatch(/tables\s+2 copied\s+0 skipped\s+0 failed \(52 rows\)/)
+    expect(copied.stdout).toContain(`${data.users[0]!.name} http://`)
+    // again: everything is here
+    const again = await run(['import-ckan', src.url, '--api-key', data.admin.apikey], env)
+    expect(again.stdout).toMatch(/datasets\s+0 copied\s+5 skipped/)
+
+    const out = join(dir, 'export')
+    const exported = await run(['export', out], env)
+    expect(exported.status, exported.stderr).toBe(0)
+    expect(exported.stdout).toMatch(/^Exported into .*: \d+ users, 1 organizations, 1 groups, 1 vocabularies, 5 datasets \(\d+ views, 1 files, 2 tables of 52 rows\)/)
+    mkdirSync(join(dir, 'b'))
+    const envB = { DATABASE_URL: `file:${join(dir, 'b', 'catalogue.db')}`, SERVICE__STORAGE_PATH: join(dir, 'b', 'uploads') }
+    const imported = await run(['import', out, '--report', join(dir, 'report.json')], envB)
+    expect(imported.status, imported.stderr + imported.stdout).toBe(0)
+    expect(JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')).copied).toMatchObject({ datasets: 5, files: 1, tables: 2 })
+    expect(readFileSync(join(dir, 'b', 'uploads', 'resources', data.upload.resource.id, 'cities.csv'), 'utf8')).toBe(data.upload.bytes)
+  })
+
+  it('says how to call it', async () => {
+    const env = { DATABASE_URL: `file:${join(tempDir(), 'catalogue.db')}` }
+    expect((await run(['import-ckan'], env)).status).toBe(2)
+    expect((await run(['import-ckan', 'ckan.example.org'], env)).stderr).toMatch(/needs the site's address/)
+    expect((await run(['export', 'x', '--api-key', 'k'], env)).status).toBe(2)
+    const missing = await run(['import', join(tempDir(), 'nothing')], env)
+    expect(missing.status).toBe(1)
+    expect(missing.stderr).toMatch(/no manifest\.json/)
   })
 })
