@@ -15,7 +15,8 @@ import { openCatalogDb } from '../src/runtime/node-db'
 import { ensureSiteUser } from '../src/model/site-user'
 import { addSysadmin } from '../src/model/sysadmin'
 
-const startSqld = startSqldUntyped as (o: { dbPath: string }) => Promise<{ url: string; stop(): Promise<void> }>
+type Sqld = { url: string; port: number; pid: number; stop(): Promise<void> }
+const startSqld = startSqldUntyped as (o: { dbPath: string; port?: number }) => Promise<Sqld>
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
 export interface ClusterOptions {
@@ -51,6 +52,11 @@ export interface Cluster {
   apikey: string | null
   /** The replica processes and the proxy, by name (`replica-1`, …, `proxy`). */
   processes(): { name: string; pid: number }[]
+  /**
+   * Kills the catalogue's primary (SIGKILL, a crash) and starts it again on the same port and data
+   * directory once `downMs` have passed; resolves when it answers again. For fault tests.
+   */
+  restartPrimary(downMs?: number): Promise<void>
   stop(): Promise<void>
 }
 
@@ -106,7 +112,7 @@ export async function startReplicaCluster(opts: ClusterOptions = {}): Promise<Cl
   const port = opts.port ?? 5001
   const proxyPort = opts.proxyPort === undefined ? 5000 : opts.proxyPort
   mkdirSync(dir, { recursive: true })
-  const sqlds: { stop(): Promise<void> }[] = []
+  const sqlds: Sqld[] = []
   const children: Child[] = []
   let proxy: Child | null = null
   const stop = async () => {
@@ -114,7 +120,7 @@ export async function startReplicaCluster(opts: ClusterOptions = {}): Promise<Cl
     for (const s of sqlds.splice(0)) await s.stop()
   }
   try {
-    const primary = await startSqld({ dbPath: join(dir, 'primary.sqld') })
+    let primary = await startSqld({ dbPath: join(dir, 'primary.sqld') })
     sqlds.push(primary)
     const datastore = await startSqld({ dbPath: join(dir, 'datastore.sqld') })
     sqlds.push(datastore)
@@ -166,6 +172,14 @@ export async function startReplicaCluster(opts: ClusterOptions = {}): Promise<Cl
       apikey,
       processes: () =>
         [...children, proxy].flatMap((c) => (c?.proc.pid ? [{ name: c.name, pid: c.proc.pid }] : [])),
+      async restartPrimary(downMs = 0) {
+        const old = primary
+        process.kill(old.pid, 'SIGKILL')
+        await old.stop() // waits for the exit
+        await new Promise((r) => setTimeout(r, downMs))
+        primary = await startSqld({ dbPath: join(dir, 'primary.sqld'), port: old.port })
+        sqlds[sqlds.indexOf(old)] = primary
+      },
       stop,
     }
   } catch (e) {

@@ -146,13 +146,19 @@ export class DatabaseUnavailable extends ActionError {
 
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT'])
 
+/** An embedded replica's sync that could not reach its primary, as libSQL words it (no code). */
+const REPLICA_SYNC_UNREACHABLE = /^Replication\((PrimaryHandshakeTimeout|Client\(Status \{ code: (Unavailable|Unknown|DeadlineExceeded|Cancelled)\b)/
+
 /**
  * Whether `err` (or what caused it) is a connection to a database server that failed: refused,
- * reset, lost (workerd's "Network connection lost."), as the libSQL client passes them on.
+ * reset, lost (workerd's "Network connection lost."), as the libSQL client passes them on, or a
+ * replica's sync that could not reach the primary.
  */
 export function isDatabaseUnreachable(err: unknown): boolean {
   return causes(err).some(
     ({ code, message }) =>
-      UNREACHABLE_CODES.has(code) || /^(Network connection lost\.?|fetch failed|connect ECONNREFUSED|socket hang up|other side closed)/i.test(message),
+      UNREACHABLE_CODES.has(code) ||
+      /^(Network connection lost\.?|fetch failed|connect ECONNREFUSED|socket hang up|other side closed)/i.test(message) ||
+      REPLICA_SYNC_UNREACHABLE.test(message),
   )
 }

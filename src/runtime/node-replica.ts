@@ -203,7 +203,9 @@ function primaryHead(primary: Client) {
   return async () => {
     let timer: ReturnType<typeof setTimeout> | undefined
     const late = new Promise<never>((_, reject) => {
-      const fail = () => reject(new Error(`the primary did not answer within ${PROBE_TIMEOUT_MS} ms`))
+      // ETIMEDOUT: an unreachable database, so the request gets a 503 (http/internal-error.ts), not a 500
+      const fail = () =>
+        reject(Object.assign(new Error(`the primary did not answer within ${PROBE_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' }))
       timer = setTimeout(fail, PROBE_TIMEOUT_MS)
     })
     try {
