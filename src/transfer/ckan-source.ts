@@ -178,8 +178,26 @@ export class CkanSource implements TransferSource {
       if (e instanceof SourceError) return []
       throw e
     }
+    // CKAN 2.9's lists cut `data` down to titles: the whole object is read from activity_show
+    for (const [i, a] of out.entries()) {
+      if (!reduced(a.data)) continue
+      try {
+        const whole = await this.call('activity_show', { id: a.id, include_data: true })
+        if (whole && typeof whole === 'object' && !reduced(whole.data)) out[i] = { ...a, data: whole.data }
+      } catch (e) {
+        if (!(e instanceof SourceError)) throw e
+      }
+    }
     return out.reverse()
   }
+}
+
+/** Whether an activity's data is a list's summary ({package: {title}}) rather than the object. */
+function reduced(data: unknown): boolean {
+  if (!data || typeof data !== 'object') return false
+  const d = data as Dict
+  const obj = (d.package ?? d.group) as Dict | undefined
+  return !!obj && typeof obj === 'object' && obj.id === undefined
 }
 
 /**

@@ -217,6 +217,11 @@ export async function expectSameCatalogue(
     const acts = async (t: TestEnv, as: Caller) =>
       ((await t.ok('package_activity_list', { id: d.id, limit: 100 }, as)) as Dict[]).map((x) => [x.id, x.activity_type, x.timestamp])
     expect(await acts(b.t, b.admin), `dataset ${d.name} activity`).toEqual(await acts(a.t, a.admin))
+    // each with the whole dataset as it was (CKAN 2.9's lists give only its title)
+    for (const [id] of await acts(a.t, a.admin)) {
+      const whole = async (t: TestEnv, as: Caller) => (await t.ok('activity_show', { id, include_data: true }, as)).data
+      expect(sited(await whole(b.t, b.admin), b.url, a.url), `activity ${id}`).toEqual(await whole(a.t, a.admin))
+    }
     for (const r of showA.resources as Dict[]) {
       const views = async (t: TestEnv, as: Caller, url: string) =>
         sited(await t.ok('resource_view_list', { id: r.id }, as), url, b.url).map(({ id: _, ...v }: Dict) => v)
