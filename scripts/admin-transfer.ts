@@ -3,7 +3,8 @@
 // through a directory (src/transfer/, src/runtime/node-transfer.ts, docs/moving-in.md). Run with
 // the environment `npm start` uses (DATABASE_URL, …); the server may keep running.
 import { openNodeDeps } from '../src/runtime/node-worker'
-import { dirSource, exportCatalogue } from '../src/runtime/node-transfer'
+import { dirname, join, resolve } from 'node:path'
+import { dirSource, exportCatalogue, writeSchemaFiles } from '../src/runtime/node-transfer'
 import { CkanSource, httpCall, httpDownload } from '../src/transfer/ckan-source'
 import { importCatalogue, reportText, type ImportProgress, type ImportReport } from '../src/transfer/importer'
 import type { TransferSource } from '../src/transfer/source'
@@ -89,6 +90,20 @@ export async function transferCommand(verb: 'import-ckan' | 'export' | 'import',
     process.stderr.write(process.stderr.isTTY ? '\n' : '')
     const text = reportText(report)
     console.log(`${text}\n\nDone in ${((performance.now() - started) / 1000).toFixed(1)} s.`)
+    if (report.schemas) {
+      // the copy used the source's schemas; the server needs them as files to do the same
+      const url = env.DATABASE_URL ?? 'file:./data/catalogue.db'
+      const dataDir = url.startsWith('file:') ? dirname(url.slice(5).split('?')[0]!) : './data'
+      const dir = resolve(join(dataDir, 'schemas'))
+      const options = writeSchemaFiles(dir, report.schemas)
+      console.log(
+        `\nThis site had no metadata schemas: the source's are now in ${dir}, and the copy used them. ` +
+          'Set these options (e.g. in the environment) and restart, so the server validates and shows their fields too:\n' +
+          Object.entries(options)
+            .map(([k, v]) => `  ${k.toUpperCase().replaceAll('.', '__')}="${v}"`)
+            .join('\n'),
+      )
+    }
     if (typeof reportFile === 'string') {
       const { writeFileSync } = await import('node:fs')
       writeFileSync(reportFile, JSON.stringify(report, null, 2) + '\n')

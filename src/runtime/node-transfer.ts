@@ -12,6 +12,9 @@
 //   tables/<resource id>.csv    the rows: a header of the field ids, then a line a row; a null is an
 //                               empty unquoted cell, an empty text "" (quoted); lists and objects as JSON
 //   files/<resource id>/<file name>   an uploaded resource's file, as it is
+//   schemas.json           the metadata schemas, when the site has them: {"dataset": [...],
+//                          "organization": [...], "group": [...]}, each as scheming_*_schema_show
+//                          gives it expanded
 //
 // Reading (dirSource) gives back a TransferSource, so `import DIR` is the importer of import-ckan.
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -23,7 +26,7 @@ import { pipeline } from 'node:stream/promises'
 import { parse } from 'csv-parse'
 import type { Deps } from '../context'
 import { localSource } from '../transfer/local-source'
-import { uploadFileName, type Dict, type SourceFile, type SourceTable, type TransferSource } from '../transfer/source'
+import { standaloneSchema, uploadFileName, type Dict, type SourceFile, type SourceSchemas, type SourceTable, type TransferSource } from '../transfer/source'
 
 export const EXPORT_FORMAT = 'ckan-edge-export'
 export const EXPORT_VERSION = 1
@@ -132,6 +135,8 @@ export async function exportCatalogue(
   }
   await datasets.close()
 
+  const schemas = await source.schemas()
+  if (schemas) writeFileSync(join(dir, 'schemas.json'), JSON.stringify(schemas, null, 2) + '\n')
   const { ckanVersion } = await source.describe()
   writeFileSync(
     join(dir, 'manifest.json'),
@@ -162,6 +167,25 @@ async function writeTable(dir: string, id: string, table: SourceTable): Promise<
     JSON.stringify({ fields: table.fields, primary_key: table.primaryKey ?? [], indexes: table.indexes ?? [], rows }) + '\n',
   )
   return rows
+}
+
+/**
+ * Writes a source's metadata schemas as files in `dir` (one a type, expanded, so no presets file
+ * is needed) and returns the scheming.* options that load them.
+ */
+export function writeSchemaFiles(dir: string, schemas: SourceSchemas): Record<string, string> {
+  mkdirSync(dir, { recursive: true })
+  const options: Record<string, string> = {}
+  for (const kind of ['dataset', 'organization', 'group'] as const) {
+    const names = schemas[kind].map((s, i) => {
+      const type = String(kind === 'dataset' ? s.dataset_type : s.group_type ?? s.organization_type ?? i)
+      const path = join(dir, `${kind}-${type.replace(/[^\w.-]/g, '_')}.json`)
+      writeFileSync(path, JSON.stringify(standaloneSchema(s), null, 2) + '\n')
+      return path
+    })
+    if (names.length) options[`scheming.${kind}_schemas`] = names.join(' ')
+  }
+  return options
 }
 
 /** The lines of a JSON Lines file, parsed. */
@@ -221,6 +245,7 @@ export function dirSource(dir: string): TransferSource {
     datasetCount: async () => Number(manifest.counts?.datasets ?? 0),
     datasets: () => wrapped('datasets.jsonl', 'dataset', 'package'),
     views: async (r) => views.get(r.id) ?? [],
+    schemas: async () => (existsSync(join(dir, 'schemas.json')) ? JSON.parse(readFileSync(join(dir, 'schemas.json'), 'utf8')) : null),
     activities: async (kind, id) => current.get(`${kind}:${id}`) ?? [],
     async file(r): Promise<SourceFile | { missing: string }> {
       const path = join(dir, 'files', r.id, uploadFileName(r))

@@ -2,7 +2,7 @@
 // this project itself (export, through its own actions). Lists are paged the way each CKAN
 // version allows; a version that ignores limit/offset (2.9's user_list) is detected by a page
 // adding nothing new.
-import { SourceError, type Dict, type SourceCall, type SourceFile, type SourceTable, type TransferSource } from './source'
+import { SourceError, type Dict, type SourceCall, type SourceFile, type SourceSchemas, type SourceTable, type TransferSource } from './source'
 
 export interface CkanSourceOptions {
   label: string
@@ -66,8 +66,16 @@ export class CkanSource implements TransferSource {
       yield typeof u === 'string' ? await this.call('user_show', { id: u }) : u
   }
 
+  /** The group or organization types the site's schemas add to CKAN's own. */
+  private async typesOf(kind: 'organization' | 'group'): Promise<string[]> {
+    const schemas = await this.schemas()
+    const types = (schemas?.[kind] ?? []).map((s) => String(s.group_type ?? s.organization_type ?? kind))
+    return [...new Set([kind, ...types])]
+  }
+
   private async *groupsOf(kind: 'organization' | 'group') {
-    for await (const name of this.paged(`${kind}_list`, { all_fields: false }, (n) => String(n)))
+    for (const type of await this.typesOf(kind))
+      for await (const name of this.paged(`${kind}_list`, { all_fields: false, type }, (n) => String(n)))
       yield await this.call(`${kind}_show`, {
         id: typeof name === 'string' ? name : name.id,
         include_users: true,
@@ -159,6 +167,27 @@ export class CkanSource implements TransferSource {
         }
       },
     }
+  }
+
+  private schemasRead?: Promise<SourceSchemas | null>
+
+  schemas(): Promise<SourceSchemas | null> {
+    return (this.schemasRead ??= this.readSchemas())
+  }
+
+  private async readSchemas(): Promise<SourceSchemas | null> {
+    const out: SourceSchemas = { dataset: [], organization: [], group: [] }
+    for (const kind of ['dataset', 'organization', 'group'] as const) {
+      let types: string[]
+      try {
+        types = (await this.call(`scheming_${kind}_schema_list`, {})) ?? []
+      } catch (e) {
+        if (e instanceof SourceError) continue // no ckanext-scheming there
+        throw e
+      }
+      for (const type of types) out[kind].push(await this.call(`scheming_${kind}_schema_show`, { type, expanded: true }))
+    }
+    return out.dataset.length + out.organization.length + out.group.length ? out : null
   }
 
   file(resource: Dict) {

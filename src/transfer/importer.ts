@@ -24,7 +24,8 @@ import { ensureSiteUser } from '../model/site-user'
 import { forgetUsers } from '../model/user'
 import { resetLink } from '../notify/invite'
 import { mailUser } from '../notify/mailer'
-import { uploadFileName, type Dict, type TransferSource } from './source'
+import { registryFrom } from '../scheming/load'
+import { standaloneSchema, uploadFileName, type Dict, type SourceSchemas, type TransferSource } from './source'
 
 export type Kind = 'users' | 'organizations' | 'groups' | 'vocabularies' | 'datasets' | 'files' | 'tables' | 'views' | 'activities'
 
@@ -47,6 +48,12 @@ export interface ImportReport {
   rows: number
   /** Why each object was skipped (other than "already here") or failed. */
   lines: ReportLine[]
+  /**
+   * The source's metadata schemas, when it has some and this site had none: the copy validated
+   * datasets, organizations and groups with them; the server needs them as files
+   * (scheming.*_schemas) to do the same.
+   */
+  schemas?: SourceSchemas
   /** Reset links of the users copied (printed when they could not be e-mailed). */
   resetLinks: { name: string; link: string; mailed: boolean }[]
 }
@@ -113,6 +120,20 @@ const COMPUTED_DATASET_KEYS = [
   'license_title',
   'license_url',
 ]
+const COMPUTED_GROUP_KEYS = [
+  'display_name',
+  'image_display_url',
+  'package_count',
+  'num_followers',
+  'is_organization',
+  'created',
+  'revision_id',
+  'groups',
+  'tags',
+  'packages',
+  'users',
+  'extras',
+]
 const COMPUTED_RESOURCE_KEYS = ['datastore_active', 'package_id', 'position', 'tracking_summary', 'revision_id']
 
 export async function importCatalogue(deps: Deps, source: TransferSource, opts: ImportOptions = {}): Promise<ImportReport> {
@@ -128,7 +149,27 @@ export async function importCatalogue(deps: Deps, source: TransferSource, opts: 
   report.ckanVersion = (await source.describe()).ckanVersion
   const { user: site } = await ensureSiteUser(deps)
   const config = deps.config.with({ 'service.activity_streams_enabled': 'false', 'service.views.default_views': '' })
-  const base: ActionContext = { ...deps, config, jobs: withoutLoads(deps.jobs), user: site, ignoreAuth: true, memo: new Map() }
+  // The source's schemas, where this site has none, so that custom fields are validated and kept
+  // as there; where this site has its own, they apply (a field it lacks is reported by validation).
+  const sourceSchemas = await source.schemas()
+  let schemas = deps.schemas
+  if (sourceSchemas && !schemas) {
+    const texts = (kind: keyof SourceSchemas) =>
+      sourceSchemas[kind].map((s, i) => ({ name: `${source.label} ${kind} schema ${i + 1}`, text: JSON.stringify(standaloneSchema(s)) }))
+    schemas = registryFrom(
+      {
+        datasetSchemas: texts('dataset'),
+        organizationSchemas: texts('organization'),
+        groupSchemas: texts('group'),
+        presets: [],
+        datasetFallback: false,
+        choicesHelpers: null,
+      },
+      config.str('service.locale_default'),
+    )
+    report.schemas = sourceSchemas
+  }
+  const base: ActionContext = { ...deps, config, schemas, jobs: withoutLoads(deps.jobs), user: site, ignoreAuth: true, memo: new Map() }
   /** Calls an action here; `at` is the time the write is recorded at (the source's). */
   const call = <R = Dict>(name: string, data: Dict, at?: string, as?: UserRow) =>
     callAction<R>({ ...base, memo: new Map(), ...(at ? { now: () => at } : {}), ...(as ? { user: as } : {}) }, name, data)
@@ -267,13 +308,12 @@ export async function importCatalogue(deps: Deps, source: TransferSource, opts: 
         await call(
           `${action}_create`,
           {
-            id: g.id,
-            name: g.name,
+            // every field the source shows (a schema's own included) but what show computes
+            ...Object.fromEntries(Object.entries(g).filter(([k]) => !COMPUTED_GROUP_KEYS.includes(k))),
             title: g.title ?? '',
             description: g.description ?? '',
             image_url: g.image_url ?? '',
             extras: Array.isArray(g.extras) ? g.extras.map((e: Dict) => ({ key: e.key, value: e.value })) : [],
-            ...(g.type && g.type !== action ? { type: g.type } : {}),
             users: members.filter((m) => present.has(m.name)).map((m) => ({ name: m.name, capacity: m.capacity ?? 'member' })),
           },
           typeof g.created === 'string' ? g.created : undefined,

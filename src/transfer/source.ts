@@ -44,8 +44,19 @@ export interface TransferSource {
   table(resource: Dict): Promise<SourceTable | null>
   /** An uploaded resource's file, or null when the source cannot give it (with why). */
   file(resource: Dict): Promise<SourceFile | { missing: string }>
+  /**
+   * The site's metadata schemas as ckanext-scheming shows them (expanded), by kind; null when the
+   * site has none (no scheming).
+   */
+  schemas(): Promise<SourceSchemas | null>
   /** Activities of a dataset, organization or group, oldest first ([] where not readable). */
   activities(kind: 'package' | 'organization' | 'group', id: string): Promise<Dict[]>
+}
+
+export interface SourceSchemas {
+  dataset: Dict[]
+  organization: Dict[]
+  group: Dict[]
 }
 
 /** An action call on the source site: the result, or an error with CKAN's error dict. */
@@ -72,4 +83,22 @@ export function uploadFileName(resource: Dict): string {
     /* keep it as it is */
   }
   return name.replace(/[\\/\x00-\x1f]/g, '_') || 'file'
+}
+
+/**
+ * A schema as scheming_*_schema_show gives it expanded (each field's preset already merged in),
+ * made loadable without the presets file: the `preset` names are dropped.
+ */
+export function standaloneSchema(schema: Dict): Dict {
+  const fields = (list: unknown) =>
+    Array.isArray(list)
+      ? list.map((f: Dict) => {
+          const { preset: _, ...rest } = f
+          if (Array.isArray(rest.repeating_subfields)) rest.repeating_subfields = fields(rest.repeating_subfields)
+          return rest
+        })
+      : list
+  const out: Dict = { ...schema }
+  for (const k of ['dataset_fields', 'resource_fields', 'fields']) if (k in out) out[k] = fields(out[k])
+  return out
 }

@@ -50,9 +50,10 @@ export interface CallResult {
  */
 export async function setup(
   overrides: Record<string, string> = {},
-  opts: { portableDatastore?: boolean; datastore?: DatastoreDb; jobKinds?: JobKinds<Deps> } = {},
+  opts: { portableDatastore?: boolean; datastore?: DatastoreDb; jobKinds?: JobKinds<Deps>; file?: string } = {},
 ) {
-  const file = tempDbFile()
+  // `file`: another app over an existing catalogue (another process would see the same)
+  const file = opts.file ?? tempDbFile()
   const { db, client, headProbe, writeExecutor, readExecutor } = await openCatalogDb(`file:${file}`)
   const config = loadConfig({ ...TEST_PROFILE, ...overrides })
   const dsUrl = datastoreUrl(undefined, `file:${file}`)

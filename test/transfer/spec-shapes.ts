@@ -54,6 +54,12 @@ export function expectSpecShape(action: string, params: Dict, result: any) {
     case 'group_list':
       for (const n of result) expect(typeof n).toBe('string')
       return
+    case 'scheming_dataset_schema_list':
+    case 'scheming_organization_schema_list':
+    case 'scheming_group_schema_list':
+      // ckanext-scheming's: the types, as a list of names
+      for (const n of result) expect(typeof n).toBe('string')
+      return
     case 'vocabulary_list':
       for (const v of result) has('a vocabulary', v, ['id', 'name', 'tags'])
       return
