@@ -8,6 +8,7 @@ import { dirSource, exportCatalogue, writeSchemaFiles } from '../src/runtime/nod
 import { CkanSource, httpCall, httpDownload } from '../src/transfer/ckan-source'
 import { importCatalogue, reportText, type ImportProgress, type ImportReport } from '../src/transfer/importer'
 import type { TransferSource } from '../src/transfer/source'
+import { claimTransferJob, TRANSFER_LEASE_MS } from '../src/jobs/transfer'
 
 export const transferUsage = `usage: npm run admin -- import-ckan URL [--api-key KEY] [--no-activity] [--report FILE]
        npm run admin -- export DIR
@@ -86,7 +87,29 @@ export async function transferCommand(verb: 'import-ckan' | 'export' | 'import',
       verb === 'import'
         ? dirSource(target)
         : new CkanSource({ label: target.replace(/\/+$/, ''), call: httpCall(target, key), download: httpDownload(key) })
-    const report: ImportReport = await importCatalogue(deps, source, { onProgress: progressLine(), activity: !noActivity })
+    // as a job: status_show and /ckan-admin/jobs show it running, job_show its report
+    const job = await claimTransferJob(deps, source.label)
+    const line = progressLine()
+    let renewed = Date.now()
+    let report: ImportReport
+    try {
+      report = await importCatalogue(deps, source, {
+        activity: !noActivity,
+        onProgress(p) {
+          line(p)
+          if (Date.now() - renewed > TRANSFER_LEASE_MS / 5) {
+            renewed = Date.now()
+            void deps.jobs.renew(job, TRANSFER_LEASE_MS)
+          }
+        },
+      })
+    } catch (e) {
+      await deps.jobs.fail(job, e)
+      throw e
+    }
+    // the job keeps the figures and the first lines of why (no reset links: they are credentials)
+    const { resetLinks: _l, schemas: _s, lines, ...figures } = report
+    await deps.jobs.finish(job, { ...figures, lines: lines.slice(0, 100), lines_left_out: Math.max(0, lines.length - 100) })
     process.stderr.write(process.stderr.isTTY ? '\n' : '')
     const text = reportText(report)
     console.log(`${text}\n\nDone in ${((performance.now() - started) / 1000).toFixed(1)} s.`)

@@ -72,8 +72,10 @@ export interface JobQueue {
   finish(job: JobRef, result?: unknown): Promise<boolean>
   /** Marks a running job failed with the error; false when it was not running (or the lease is not its). */
   fail(job: JobRef, error: unknown): Promise<boolean>
-  /** Jobs oldest first; by default the queued ones of every queue (CKAN's job_list). */
-  /** Oldest first; `latest`: only the `latest` jobs that ended last, the last first. */
+  /**
+   * Jobs oldest first; by default the queued ones of every queue (CKAN's job_list). `latest`:
+   * only the `latest` jobs that ended last, the last first.
+   */
   list(opts?: { queues?: string[]; status?: JobStatus[]; latest?: number }): Promise<Job[]>
   show(id: string): Promise<Job | undefined>
   /**

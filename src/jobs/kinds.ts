@@ -4,6 +4,7 @@ import { JobKinds, type JobKind } from './job-kinds'
 import { xloaderJob } from './xloader'
 import { harvestGatherJob, harvestImportJob } from './harvest/kinds'
 import { backupJob } from './backup'
+import { transferJob } from './transfer'
 
 /** Every kind, in one list; a new kind is defined in its own file and added here. */
 const KINDS: JobKind<Deps>[] = [
@@ -11,6 +12,7 @@ const KINDS: JobKind<Deps>[] = [
   harvestGatherJob as JobKind<Deps>,
   harvestImportJob as JobKind<Deps>,
   backupJob as JobKind<Deps>,
+  transferJob as JobKind<Deps>,
 ]
 
 export const jobKinds = new JobKinds<Deps>(KINDS)

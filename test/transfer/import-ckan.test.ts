@@ -190,6 +190,15 @@ describe('npm run admin -- import-ckan | export | import', () => {
     // again: everything is here
     const again = await run(['import-ckan', src.url, '--api-key', data.admin.apikey], env)
     expect(again.stdout).toMatch(/datasets\s+0 copied\s+5 skipped/)
+    // each run was a job, with its figures and no reset link (a credential) kept
+    const here = await setup({}, { file: join(dir, 'a', 'catalogue.db') })
+    const jobs = await here.deps.jobs.list({ status: ['finished'], queues: ['transfer'] })
+    expect(jobs.map((j) => [j.kind, j.title])).toEqual([
+      ['transfer_import', `import ${src.url}`],
+      ['transfer_import', `import ${src.url}`],
+    ])
+    expect(jobs[0]!.result).toMatchObject({ copied: { datasets: 5, tables: 2 }, rows: 52 })
+    expect(JSON.stringify(jobs.map((j) => j.result))).not.toMatch(/reset|key=/)
 
     const out = join(dir, 'export')
     const exported = await run(['export', out], env)
