@@ -267,6 +267,31 @@ describe('xloader job', () => {
     expect((await search(t, out.resource_id)).records).toMatchObject([{ x: 1 }])
   })
 
+  it('lets a load give way to a later one of the same resource still queued', async () => {
+    // the resource changes three times before a runner gets to it: only the last file is read
+    const res = await linked(t, admin, enc('a\n1\n'))
+    const paths: string[] = []
+    for (const i of [2, 3]) {
+      const path = `/again-${i}.csv`
+      files.set(path, { body: enc(`a\n${'9\n'.repeat(i)}`) })
+      paths.push(path)
+      await t.ok('resource_patch', { id: res.id, url: base + path }, admin)
+    }
+    const jobs = await t.deps.jobs.list({ status: ['queued'] })
+    const mine = jobs.filter((j) => (j.payload as { resource_id: string }).resource_id === res.id)
+    expect(mine).toHaveLength(3)
+    await runJobs(t)
+    const done = await Promise.all(mine.map((j) => t.deps.jobs.show(j.id)))
+    expect(done.map((j) => j!.status)).toEqual(['finished', 'finished', 'finished'])
+    expect(done.map((j) => j!.result)).toEqual([
+      { resource_id: res.id, superseded_by: mine[1]!.id },
+      { resource_id: res.id, superseded_by: mine[2]!.id },
+      { resource_id: res.id, rows_loaded: 3 },
+    ])
+    expect((await search(t, res.id)).total).toBe(3)
+    expect(await t.ok('xloader_status', { resource_id: res.id }, admin)).toMatchObject({ status: 'complete', rows_loaded: 3 })
+  })
+
   it('queues no load for a format it does not read, and again when the URL changes', async () => {
     const ds = await t.make.dataset(admin)
     const res = await t.ok('resource_create', { package_id: ds.id, url: base + '/x.json', format: 'JSON' }, admin)
