@@ -62,7 +62,7 @@ describe('runOptionsFrom', () => {
       queues: ['default'],
       leaseMs: 300_000,
       pollMs: 1000,
-      concurrency: 1,
+      concurrency: 2,
     })
     const config = loadConfig({
       SERVICE__JOBS__CONCURRENCY: '0',

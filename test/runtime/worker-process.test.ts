@@ -95,7 +95,8 @@ describe('npm run worker', () => {
     const dir = tempDir('ckan-edge-block-')
     const job = await t.deps.jobs.enqueue({ kind: 'block', payload: { dir } })
     const next = await t.deps.jobs.enqueue({ kind: 'block', payload: { dir } })
-    const worker = await startWorker()
+    // one at a time: the second job waits in the queue
+    const worker = await startWorker({ SERVICE__JOBS__CONCURRENCY: '1' })
     await waitFor(() => startedBy(dir).length === 1, 15_000, worker.output)
     worker.child.kill('SIGTERM')
     await waitFor(() => worker.output().includes('finishing the jobs in hand'), 10_000, worker.output)
