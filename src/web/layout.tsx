@@ -104,6 +104,7 @@ export function Layout({ page, title, alternate, rdf, description, jsonLd, refre
             {user && page ? (
               <div class="account">
                 <a href={`/user/${encodeURIComponent(user)}`}>{user}</a> <a href="/dashboard">{t('nav.dashboard')}</a>
+                {page.ctx.user?.sysadmin ? <a href="/ckan-admin">{t('nav.admin')}</a> : null}
                 <form method="post" action="/user/logout">
                   <input type="hidden" name={CSRF_FIELD} value={page.csrf()} />
                   <button type="submit" class="link">

@@ -90,6 +90,11 @@ describe('/ckan-admin/jobs', () => {
     const r = await b.get('/ckan-admin/jobs')
     expect(r.res.status).toBe(200)
     expect(r.html).toMatch(/<b>3<\/b> queued/)
+    // the header links a sysadmin to the admin pages; an ordinary user's has no such link
+    expect((await b.get('/dataset')).html).toContain('<a href="/ckan-admin">Sysadmin</a>')
+    const plain = browser((path, init) => t.app.request(path, init))
+    await signIn(plain, user.name, 'password123')
+    expect((await plain.get('/dataset')).html).not.toContain('href="/ckan-admin"')
   })
 
   it('refuses an anonymous visitor with the 403 page and no figures', async () => {

@@ -14,6 +14,7 @@ export const de: Record<MessageKey, string> = {
   'nav.users': 'Benutzer',
   'nav.about': 'Über uns',
   'nav.dashboard': 'Dashboard',
+  'nav.admin': 'Administration',
   'nav.signIn': 'Anmelden',
   'nav.signOut': 'Abmelden',
   'nav.register': 'Registrieren',

@@ -15,6 +15,7 @@ export const en = {
   'nav.users': 'Users',
   'nav.about': 'About',
   'nav.dashboard': 'Dashboard',
+  'nav.admin': 'Sysadmin',
   'nav.signIn': 'Sign in',
   'nav.signOut': 'Sign out',
   'nav.register': 'Register',

@@ -14,6 +14,7 @@ export const es: Record<MessageKey, string> = {
   'nav.users': 'Usuarios',
   'nav.about': 'Acerca de',
   'nav.dashboard': 'Panel',
+  'nav.admin': 'Administración',
   'nav.signIn': 'Iniciar sesión',
   'nav.signOut': 'Cerrar sesión',
   'nav.register': 'Registrarse',

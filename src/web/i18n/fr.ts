@@ -15,6 +15,7 @@ export const fr: Record<MessageKey, string> = {
   'nav.users': 'Utilisateurs',
   'nav.about': 'À propos',
   'nav.dashboard': 'Tableau de bord',
+  'nav.admin': 'Administration',
   'nav.signIn': 'Se connecter',
   'nav.signOut': 'Se déconnecter',
   'nav.register': 'Créer un compte',
