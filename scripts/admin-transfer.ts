@@ -86,7 +86,7 @@ export async function transferCommand(verb: 'import-ckan' | 'export' | 'import',
     const source: TransferSource =
       verb === 'import'
         ? dirSource(target)
-        : new CkanSource({ label: target.replace(/\/+$/, ''), call: httpCall(target, key), download: httpDownload(key) })
+        : new CkanSource({ label: target.replace(/\/+$/, ''), call: httpCall(target, key), download: httpDownload(target, key) })
     // as a job: status_show and /ckan-admin/jobs show it running, job_show its report
     const job = await claimTransferJob(deps, source.label)
     const line = progressLine()

@@ -2,7 +2,7 @@
 // this project itself (export, through its own actions). Lists are paged the way each CKAN
 // version allows; a version that ignores limit/offset (2.9's user_list) is detected by a page
 // adding nothing new.
-import { SourceError, type Dict, type SourceCall, type SourceFile, type SourceSchemas, type SourceTable, type TransferSource } from './source'
+import { SourceError, uploadFileName, type Dict, type SourceCall, type SourceFile, type SourceSchemas, type SourceTable, type TransferSource } from './source'
 
 export interface CkanSourceOptions {
   label: string
@@ -281,11 +281,18 @@ export function httpCall(baseUrl: string, apiKey: string | undefined, fetchFn: t
   }
 }
 
-/** Downloads an uploaded resource's file from a CKAN site with the API key. */
-export function httpDownload(apiKey: string | undefined, fetchFn: typeof fetch = fetch) {
+/**
+ * Downloads an uploaded resource's file from a CKAN site with the API key, from CKAN's download
+ * route on the address the copy was given (`baseUrl`), whatever host the resource's URL names: the
+ * site's own site_url may be another name for it, and a URL the source names is never fetched
+ * (a source cannot make this process read an address of its own network).
+ */
+export function httpDownload(baseUrl: string, apiKey: string | undefined, fetchFn: typeof fetch = fetch) {
+  const base = baseUrl.replace(/\/+$/, '')
   return async (resource: Dict): Promise<SourceFile | { missing: string }> => {
-    const url = String(resource.url ?? '')
-    if (!/^https?:\/\//i.test(url)) return { missing: `no download URL (${JSON.stringify(url)})` }
+    if (typeof resource.package_id !== 'string' || typeof resource.id !== 'string')
+      return { missing: 'the resource names no dataset' }
+    const url = `${base}/dataset/${encodeURIComponent(resource.package_id)}/resource/${encodeURIComponent(resource.id)}/download/${encodeURIComponent(uploadFileName(resource))}`
     let res: Response
     try {
       res = await fetchFn(url, { headers: apiKey ? { authorization: apiKey } : {} })

@@ -248,16 +248,17 @@ export async function importCatalogue(deps: Deps, source: TransferSource, opts: 
       forgetUsers(base)
       report.copied.users++
       const key = await createResetKey(base, { id: u.id })
-      const link = resetLink(config.str('service.site_url'), u.id, key)
+      // the site's own settings (a copy of the config keeps none set at run time)
+      const link = resetLink(deps.config.str('service.site_url'), u.id, key)
       let mailed = false
       if (opts.mailUsers !== false && u.email) {
         try {
           await mailUser(deps.mailer, { name: u.name, fullname: u.fullname, email: u.email }, {
-            subject: `Your account on ${config.str('service.site_title')}`,
+            subject: `Your account on ${deps.config.str('service.site_title')}`,
             body: [
               `Hello ${u.fullname || u.name},`,
               '',
-              `Your account ${u.name} has moved to ${config.str('service.site_title')} (${config.str('service.site_url')}).`,
+              `Your account ${u.name} has moved to ${deps.config.str('service.site_title')} (${deps.config.str('service.site_url')}).`,
               'Passwords do not move with it: choose yours on this page:',
               '',
               `   ${link}`,

@@ -457,7 +457,7 @@ export const TIERS: readonly Tier[] = [
   {
     level: 6,
     name: 'surface',
-    members: ['src/http', 'src/web', 'src/mcp', 'src/dcat', 'src/openapi'],
+    members: ['src/http', 'src/web', 'src/mcp', 'src/dcat', 'src/openapi', 'src/transfer'],
   },
   { level: 7, name: 'runtime', members: ['src/runtime', 'src/app.ts'] },
 ]

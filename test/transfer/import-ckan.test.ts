@@ -29,7 +29,7 @@ const remote = (key: string, tablePage = 500): TransferSource => {
       read.push({ name, params, result })
       return result
     },
-    download: httpDownload(key),
+    download: httpDownload(src.url, key),
     tablePage,
   })
 }
@@ -220,5 +220,37 @@ describe('npm run admin -- import-ckan | export | import', () => {
     const missing = await run(['import', join(tempDir(), 'nothing')], env)
     expect(missing.status).toBe(1)
     expect(missing.stderr).toMatch(/no manifest\.json/)
+  })
+})
+
+describe('import-ckan downloads', () => {
+  it("fetch files from the address given, not from the host the source's URLs name", async () => {
+    // the source calls itself by a name that does not resolve here (its site_url)
+    const other = await servedInstance({ 'service.site_url': 'http://ckan.internal.invalid' })
+    try {
+      const admin = await other.t.make.sysadmin()
+      const ds = await other.t.make.dataset(admin)
+      const form = new FormData()
+      form.set('package_id', ds.id)
+      form.set('upload', new File(['a,b\n1,2\n'], 'small.csv', { type: 'text/csv' }))
+      const up = (await (await other.t.app.request('/api/3/action/resource_create', { method: 'POST', headers: { authorization: admin.apikey }, body: form })).json()) as any
+      expect(up.result.url).toMatch(/^http:\/\/ckan\.internal\.invalid\//)
+      const asked: string[] = []
+      const spy: typeof fetch = (input, init) => {
+        asked.push(String(input))
+        return fetch(input, init)
+      }
+      const t = await setup()
+      const report = await importCatalogue(
+        t.deps,
+        new CkanSource({ label: other.url, call: httpCall(other.url, admin.apikey), download: httpDownload(other.url, admin.apikey, spy) }),
+      )
+      expect(report.copied.files, reportText(report)).toBe(1)
+      expect(asked).toEqual([`${other.url}/dataset/${ds.id}/resource/${up.result.id}/download/small.csv`])
+      const file = await t.deps.blobs.get(`resources/${up.result.id}/small.csv`)
+      expect(await new Response(file!.body).text()).toBe('a,b\n1,2\n')
+    } finally {
+      await other.close()
+    }
   })
 })

@@ -49,7 +49,7 @@ beforeAll(async () => {
 })
 afterAll(() => src.close())
 
-const source = () => new CkanSource({ label: src.url, call: httpCall(src.url, admin.apikey), download: httpDownload(admin.apikey) })
+const source = () => new CkanSource({ label: src.url, call: httpCall(src.url, admin.apikey), download: httpDownload(src.url, admin.apikey) })
 const strip = (d: Record<string, any>, url: string) => JSON.parse(JSON.stringify(d).split(url).join('SITE'))
 
 describe('import-ckan with metadata schemas', () => {
