@@ -144,6 +144,8 @@ export const OPTIONS: OptionDef[] = [
   o('service.datastore.default_fts_lang', 'string', 'english', 'Default full-text language of datastore_search.'),
   o('service.datastore.sqlsearch.enabled', 'bool', true, 'Enable datastore_search_sql.'),
   o('service.datastore.search.rows_max', 'int', 32000, 'Upper limit of datastore_search limit.'),
+  o('service.datastore.profile.exact_rows', 'int', 1_000_000, 'Column profiles (datastore_info include_profile): up to this many rows, distinct counts and the most frequent values are exact; above it they are estimated from a sample of about 100,000 rows.'),
+  o('service.datastore.profile.timeout_seconds', 'int', 600, 'How long the job computing a table\'s column profile may run; past it the job fails and the last profile stays.'),
   o('service.datastore.search.rows_default', 'int', 100, 'Default datastore_search limit.'),
   o('service.datastore.search.timeout_ms', 'int', 60000, 'Time limit of one datastore_search (409 "Search took too long"); at most service.action.timeout_ms.'),
   o('service.datastore.ms_in_timestamp', 'bool', false, 'Timestamps in datastore_search results and dumps keep their milliseconds ("2005-03-01T00:00:00.000"), as CKAN 2.12 shows them by default (ckan.datastore.ms_in_timestamp). Off by default: CKAN 2.9 to 2.11 cut them, and api_compat stops at 2.11.'),

@@ -4,6 +4,7 @@ import type { RawStatement } from '../db/executor'
 import { NotFound, ValidationError } from '../errors'
 import { typeFromName, type ColumnType } from './column-types'
 import { sqliteMessage, type DatastoreDb, type DatastoreReader } from './store'
+import { PROFILE_DDL } from './profile'
 
 export interface DsColumn {
   id: string
@@ -57,6 +58,7 @@ const DDL = [
      name TEXT PRIMARY KEY, definition TEXT NOT NULL, rettype TEXT NOT NULL, arguments TEXT NOT NULL,
      created TEXT NOT NULL)`,
   TABLE_METADATA_VIEW,
+  ...PROFILE_DDL,
 ]
 
 export async function ensureRegistry(db: DatastoreDb) {

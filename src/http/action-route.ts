@@ -14,6 +14,7 @@ import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch, isCacheab
 import { findTableByName } from '../datastore/registry'
 import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
 import { CSRF_FIELD, csrfProblem } from '../web/session'
+import { profileStamp } from '../datastore/profile'
 
 /**
  * The validators of a GET answer: the ETag (the help URL carries the site URL, which answers hold,
@@ -25,12 +26,24 @@ async function answerValidators(deps: Deps, name: string, help: string, data: Da
   if (tableParams) {
     const named = tableParams.map((k) => data[k]).find((v) => v !== undefined && v !== null && v !== '')
     version = `${version}.${await tableVersion(deps, named)}`
+    // a column profile is stored by its job, which moves neither the log nor the table's version
+    if (name === 'datastore_info' && isTruthy(data.include_profile)) version = `${version}.${await profileVersion(deps, named)}`
   }
   return {
     etag: answerTag(help, data, callerTag(user), version, callback),
     'cache-control': cacheControl(deps.config, !user, callback !== undefined),
     vary: CALLER_VARY,
   }
+}
+
+const isTruthy = (v: unknown) => v === true || (typeof v === 'string' && /^(true|1|yes|on)$/i.test(v))
+
+/** The stored profile's version and time of a table (by id or alias); '-': none. */
+async function profileVersion(deps: Deps, name: unknown): Promise<string> {
+  const db = deps.datastore?.reader ?? deps.datastore
+  if (!db || typeof name !== 'string' || !name) return '-'
+  const table = await findTableByName(db, name)
+  return table ? profileStamp(db, table.id) : '-'
 }
 
 /** A DataStore table's id and version (every write to its rows or columns moves it); '-': none. */

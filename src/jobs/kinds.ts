@@ -5,6 +5,7 @@ import { xloaderJob } from './xloader'
 import { harvestGatherJob, harvestImportJob } from './harvest/kinds'
 import { backupJob } from './backup'
 import { transferJob } from './transfer'
+import { datastoreProfileJob } from './datastore-profile'
 
 /** Every kind, in one list; a new kind is defined in its own file and added here. */
 const KINDS: JobKind<Deps>[] = [
@@ -13,6 +14,7 @@ const KINDS: JobKind<Deps>[] = [
   harvestImportJob as JobKind<Deps>,
   backupJob as JobKind<Deps>,
   transferJob as JobKind<Deps>,
+  datastoreProfileJob as JobKind<Deps>,
 ]
 
 export const jobKinds = new JobKinds<Deps>(KINDS)

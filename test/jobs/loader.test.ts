@@ -98,7 +98,9 @@ describe('xloader job', () => {
     const res = await linked(t, admin, enc(csv))
     expect((await t.ok('xloader_status', { resource_id: res.id }, admin)).status).toBe('pending')
     const ranOut = await runJobs(t)
-    expect(ranOut.ran).toBe(1)
+    // the load, then the column profile it asked for
+    expect(ranOut.ran).toBe(2)
+    expect((await t.ok('datastore_info', { id: res.id, include_profile: true }, admin)).profile).toMatchObject({ status: 'current', rows: 2 })
     const r = await search(t, res.id)
     expect(types(r)).toEqual({ id: 'int4', price: 'numeric', day: 'date', at: 'timestamp', name: 'text', zip: 'text' })
     expect(r.records.map((x: Record<string, unknown>) => [x.id, x.name, x.zip])).toEqual([

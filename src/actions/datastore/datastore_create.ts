@@ -18,6 +18,7 @@ import { checkRecordList } from '../../datastore/records'
 import { isValidTableName } from '../../datastore/ident'
 import { ckanBool, field, fail, MISSING } from '../../validation/fields'
 import { loadJobStatements, needsLoad } from '../../jobs/loader/enqueue'
+import { requestProfile } from '../../jobs/datastore-profile'
 
 const fieldItem = z.looseObject({
   id: field((v) => (typeof v === 'string' && v !== '' ? v : fail(MISSING))),
@@ -163,6 +164,7 @@ datastore_active flag is set.
       ctx.now,
     )
     await setDatastoreActive(ctx, id, true)
+    await requestProfile(ctx, id)
     if (p.fields) out.fields = fields
     // ckan 2.12: include_records is not echoed; the rows come back only where records were given
     delete out.include_records

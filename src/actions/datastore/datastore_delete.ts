@@ -12,6 +12,7 @@ import { includeParam, recordCountParam, resourceIdOf, resourceIdRequired } from
 import { requireTable } from '../../datastore/registry'
 import { deleteRows, dropTable } from '../../datastore/writes'
 import { ckanBool, field, fail } from '../../validation/fields'
+import { requestProfile } from '../../jobs/datastore-profile'
 
 export const datastoreDelete = defineAction({
   name: 'datastore_delete',
@@ -65,6 +66,7 @@ datastore_active flag is cleared.
         returnMax,
         textFiltersAsText: apiAtLeast(ctx.config, '2.11'),
       })
+      await requestProfile(ctx, id)
     } else {
       await dropTable(db, id)
       await setDatastoreActive(ctx, id, false)

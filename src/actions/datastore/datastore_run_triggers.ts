@@ -4,6 +4,7 @@ import { defineAction } from '../action'
 import { datastoreOf } from '../../datastore/access'
 import { rerunTriggers } from '../../datastore/writes'
 import { reqString } from '../../validation/fields'
+import { requestProfile } from '../../jobs/datastore-profile'
 
 export const datastoreRunTriggers = defineAction({
   name: 'datastore_run_triggers',
@@ -20,6 +21,8 @@ in one transaction, or none when a function rejects a row.
 :rtype: int`,
   params: z.looseObject({ resource_id: reqString }),
   async run(ctx, p) {
-    return rerunTriggers(datastoreOf(ctx), p.resource_id, ctx.now)
+    const rows = await rerunTriggers(datastoreOf(ctx), p.resource_id, ctx.now)
+    await requestProfile(ctx, p.resource_id)
+    return rows
   },
 })

@@ -11,6 +11,7 @@ import { includeParam, recordCountParam, resourceIdOf, resourceIdRequired } from
 import { checkRecordList } from '../../datastore/records'
 import { upsertRecords } from '../../datastore/writes'
 import { ckanBool, field, fail } from '../../validation/fields'
+import { requestProfile } from '../../jobs/datastore-profile'
 
 const METHODS = ['upsert', 'insert', 'update'] as const
 
@@ -73,6 +74,7 @@ text is written as null. All records are written or none.
       includeRecords: p.include_records,
       rules: { byId: apiAtLeast(ctx.config, '2.10'), blankIsNull: apiAtLeast(ctx.config, '2.11') },
     })
+    if (!p.dry_run) await requestProfile(ctx, id)
     const out: Record<string, unknown> = { ...input, resource_id: id }
     delete out.id
     delete out.force

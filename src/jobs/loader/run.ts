@@ -10,6 +10,7 @@ import { loadTable } from './load'
 import type { FileKind } from './rows'
 import { openSource, uploadKey } from './source'
 import { findLoadValue, saveLoadStatus, type LoadStatus } from './status'
+import { requestProfile } from '../datastore-profile'
 
 /** How often progress reaches task_status while rows are loading. */
 const PROGRESS_MS = 2000
@@ -112,6 +113,7 @@ export async function runLoad(deps: Deps, id: string, opts: RunLoadOptions): Pro
     await setDatastoreActive(ctx, id, true)
     const fileHash = opts.file ? null : (known ?? null)
     await save({ state: 'complete', rows_loaded: rows, file_hash: fileHash, file_rows: rows })
+    await requestProfile(deps, id)
     return { resource_id: id, rows_loaded: rows }
   } catch (e) {
     const message = e instanceof LoadError ? e.message : `${(e as Error)?.message ?? String(e)}`
