@@ -51,7 +51,7 @@ const runJobs = (t: TestEnv) => drain(t.deps.jobs, jobKinds, t.deps)
 const profileOf = async (t: TestEnv, id: string, as?: Caller) => (await t.ok('datastore_info', { id, include_profile: true }, as)).profile
 
 /** Our own SQL over the table, through the DataStore's database. */
-async function sql(t: TestEnv, q: string, args: unknown[] = []): Promise<any[][]> {
+async function sql(t: TestEnv, q: string, args: unknown[] = []): Promise<any> {
   return (await t.deps.datastore!.query(q, args as never)).rows
 }
 
