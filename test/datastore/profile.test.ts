@@ -51,9 +51,11 @@ const runJobs = (t: TestEnv) => drain(t.deps.jobs, jobKinds, t.deps)
 const profileOf = async (t: TestEnv, id: string, as?: Caller) => (await t.ok('datastore_info', { id, include_profile: true }, as)).profile
 
 /** Our own SQL over the table, through the DataStore's database. */
-async function sql(t: TestEnv, q: string, args: unknown[] = []): Promise<any> {
+async function sql(t: TestEnv, q: string, args: unknown[] = []): Promise<any[][]> {
   return (await t.deps.datastore!.query(q, args as never)).rows
 }
+/** The first row of our own SQL. */
+const one = async (t: TestEnv, q: string, args: unknown[] = []): Promise<any[]> => (await sql(t, q, args))[0]!
 
 for (const portable of [false, true]) {
   describe(`column profiles (${portable ? 'portable adapter' : 'Node adapter'})`, () => {
@@ -70,15 +72,15 @@ for (const portable of [false, true]) {
       const q = `"${id}"`
       for (const f of FIELDS) {
         const c = col(f.id)
-        const [[count, distinct]] = await sql(t, `SELECT count("${f.id}"), count(DISTINCT "${f.id}") FROM ${q}`)
+        const [count, distinct] = await one(t, `SELECT count("${f.id}"), count(DISTINCT "${f.id}") FROM ${q}`)
         expect(c, f.id).toMatchObject({ id: f.id, count: Number(count), null_count: 3000 - Number(count), distinct: Number(distinct) })
         expect(c.distinct_estimated).toBeUndefined()
       }
       // min, max, mean
-      const [[pmin, pmax, pavg]] = await sql(t, `SELECT min(price), max(price), avg(price) FROM ${q}`)
+      const [pmin, pmax, pavg] = await one(t, `SELECT min(price), max(price), avg(price) FROM ${q}`)
       expect(col('price')).toMatchObject({ min: Number(pmin), max: Number(pmax) })
       expect(col('price').mean).toBeCloseTo(Number(pavg), 9)
-      const [[dmin, dmax]] = await sql(t, `SELECT min(day), max(day) FROM ${q}`)
+      const [dmin, dmax] = await one(t, `SELECT min(day), max(day) FROM ${q}`)
       expect(col('day')).toMatchObject({ min: dmin, max: dmax })
       expect(col('n')).toMatchObject({ min: 0, max: 2999 })
       expect(col('n').mean).toBeCloseTo(1499.5, 9)
@@ -132,7 +134,7 @@ for (const portable of [false, true]) {
       // rows deleted by filter: a new profile
       await t.ok('datastore_delete', { resource_id: id, force: true, filters: { cat: 'alpha' } }, admin)
       await runJobs(t)
-      const [[left]] = await sql(t, `SELECT count(*) FROM "${id}"`)
+      const [left] = await one(t, `SELECT count(*) FROM "${id}"`)
       expect((await profileOf(t, id, admin)).rows).toBe(Number(left))
     })
 
@@ -143,7 +145,7 @@ for (const portable of [false, true]) {
       await runJobs(t)
       const p = await profileOf(t, id, admin)
       const note = p.columns.find((c: Dict) => c.id === 'note')
-      const [[exact]] = await sql(t, `SELECT count(DISTINCT note) FROM "${id}"`)
+      const [exact] = await one(t, `SELECT count(DISTINCT note) FROM "${id}"`)
       expect(note.distinct_estimated).toBe(true)
       expect(note.top_estimated).toBe(true)
       // 6,000 rows are under the sample size: the sample is every row, and GEE is exact
@@ -153,7 +155,7 @@ for (const portable of [false, true]) {
       const sampled = await computeProfile(t.deps.datastore!, dsTable, { exactRows: 1000, sampleRows: 1000 })
       for (const name of ['note', 'cat', 'n', 'price']) {
         const c = sampled.columns.find((x) => x.id === name)!
-        const [[truth]] = await sql(t, `SELECT count(DISTINCT "${name}") FROM "${id}"`)
+        const [truth] = await one(t, `SELECT count(DISTINCT "${name}") FROM "${id}"`)
         const ratio = Math.sqrt(6)
         expect(c.distinct, name).toBeGreaterThanOrEqual(Number(truth) / ratio)
         expect(c.distinct, name).toBeLessThanOrEqual(Number(truth) * ratio)
@@ -161,7 +163,7 @@ for (const portable of [false, true]) {
       const cat = sampled.columns.find((x) => x.id === 'cat')!
       expect(cat.top_estimated).toBe(true)
       for (const { count } of cat.top) expect(count % 6).toBe(0)
-      const [[alpha]] = await sql(t, `SELECT count(*) FROM "${id}" WHERE cat = 'alpha'`)
+      const [alpha] = await one(t, `SELECT count(*) FROM "${id}" WHERE cat = 'alpha'`)
       const est = cat.top.find((x) => x.value === 'alpha')!.count
       expect(Math.abs(est - Number(alpha)) / Number(alpha)).toBeLessThan(0.2)
       const n = p.columns.find((c: Dict) => c.id === 'n')
