@@ -88,7 +88,26 @@ function toolResult(name: string, input: Dict, args: Dict, result: any): Dict {
     if (result.total === undefined ? shown === input.limit : offset + shown < result.total) out.next_offset = offset + shown
     return out
   }
+  if (name === 'datastore_info' && result?.profile?.columns) return { ...result, profile: briefProfile(result.profile) }
   return result
+}
+
+/**
+ * A column profile cut for a model: the 5 most frequent values, and a histogram as its range and
+ * bin counts (the bin edges follow from them).
+ */
+function briefProfile(p: Dict): Dict {
+  return {
+    ...p,
+    columns: (p.columns as Dict[]).map((c) => {
+      const { top, histogram, ...rest } = c
+      const out: Dict = { ...rest }
+      if (top?.length) out.top = top.slice(0, 5).map((t: Dict) => [t.value, t.count])
+      if (histogram?.length)
+        out.histogram = { from: histogram[0].from, to: histogram[histogram.length - 1].to, bins: histogram.length, counts: histogram.map((b: Dict) => b.count) }
+      return out
+    }),
+  }
 }
 
 /** The site's dataset types, if its schemas declare any. */
@@ -154,7 +173,9 @@ function toolDefinition(name: string, reg?: SchemaRegistry) {
       ? ' Returns at most 50 datasets, trimmed (pass full=true for whole dicts); next_start continues.'
       : name === 'datastore_search'
         ? ' Returns at most 100 rows; next_offset continues.'
-        : ''
+        : name === 'datastore_info'
+          ? ' With include_profile=true, each column\'s profile (counts, distinct, min/max, mean, top values as [value, count], histogram as equal-width bin counts from..to); full=true for the whole profile.'
+          : ''
   return {
     name,
     description: `${`${doc.summary || name}${trim}`.slice(0, 1000)}${notes.note.slice(0, 3000)}`,

@@ -6,6 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { setup, type TestEnv } from '../helpers/setup'
 import { listen } from '../helpers/server'
+import { drain } from '../../src/jobs/runner'
+import { jobKinds } from '../../src/jobs/kinds'
 
 let t: TestEnv
 let server: { url: string; close: () => Promise<void> }
@@ -75,6 +77,27 @@ describe('the MCP server at /mcp', () => {
     const all = parsed(await admin.callTool({ name: 'package_search', arguments: { q: 'tide', include_private: true } }))
     expect(all.count).toBe(16)
     await admin.close()
+  })
+
+  it('calls datastore_info with the column profile, trimmed, and never for a private table', async () => {
+    await drain(t.deps.jobs, jobKinds, t.deps)
+    const anon = await connect()
+    const info = parsed(await anon.callTool({ name: 'datastore_info', arguments: { id: tableId, include_profile: true } }))
+    expect(info.profile.status).toBe('current')
+    const height = info.profile.columns.find((c: any) => c.id === 'height')
+    expect(height).toMatchObject({ count: 130, distinct: 130, min: 0, max: 12.9, histogram: { from: 0, to: 12.9, bins: 20 } })
+    expect(height.histogram.counts.reduce((a: number, b: number) => a + b, 0)).toBe(130)
+    const whole = parsed(await anon.callTool({ name: 'datastore_info', arguments: { id: tableId, include_profile: true, full: true } }))
+    expect(whole.profile.columns.find((c: any) => c.id === 'height').histogram).toHaveLength(20)
+    const tool = (await anon.listTools()).tools.find((x) => x.name === 'datastore_info')!
+    expect(Object.keys(tool.inputSchema.properties ?? {})).toContain('include_profile')
+    // a private dataset's table: refused as datastore_info refuses it
+    const secret = await t.ok('datastore_create', { resource: { package_id: 'mcp-secret', name: 'S' }, fields: [{ id: 'x', type: 'int' }], records: [{ x: 1 }] }, sys)
+    await drain(t.deps.jobs, jobKinds, t.deps)
+    const refused = await anon.callTool({ name: 'datastore_info', arguments: { id: secret.resource_id, include_profile: true } })
+    expect(refused.isError).toBe(true)
+    expect((refused.content as any)[0].text).not.toContain('columns')
+    await anon.close()
   })
 
   it('calls datastore_search with an offset to continue, and reads the table and dataset resources', async () => {
