@@ -6,7 +6,8 @@
 //
 // Every figure comes from SQLite in aggregate queries over the table (nothing is read into the
 // process but the answers): one pass for the counts, min, max and means of every column, then per
-// column one GROUP BY for its most frequent values and one for its histogram. Distinct counts are
+// column one GROUP BY for its most frequent values (skipped for a column whose values are nearly
+// all different) and one for its histogram. Distinct counts are
 // exact up to `service.datastore.profile.exact_rows` rows (one COUNT(DISTINCT …) pass); above it
 // they are estimated from a systematic sample (every k-th row by _id, about SAMPLE_ROWS rows) with
 // the GEE estimator (Charikar et al. 2000: D = sqrt(n/r)·f1 + Σ_{j≥2} f_j, where f_j is how many
@@ -33,6 +34,8 @@ export const PROFILE_DDL = [
 /** Values listed as the most frequent, and bins of a histogram. */
 export const TOP_VALUES = 10
 export const HISTOGRAM_BINS = 20
+/** A column with more distinct values than this share of its values lists no most frequent ones. */
+export const NEARLY_UNIQUE = 0.9
 /** Rows of the sample that distinct counts and frequent values are estimated from above the bound. */
 export const SAMPLE_ROWS = 100_000
 
@@ -177,8 +180,9 @@ export async function computeProfile(
       p.max = decode(b.max)
     }
     if (b.mean !== undefined) p.mean = b.mean
-    // the most frequent values (none worth listing when every value is different)
-    if (b.count && p.distinct < b.count) {
+    // the most frequent values: none listed for a column of (nearly) all-different values, where
+    // they would be a few values seen twice (and the grouping costs the most)
+    if (b.count && p.distinct < NEARLY_UNIQUE * b.count) {
       const top = await db.query(
         `SELECT ${c.q}, count(*) AS n FROM ${table} WHERE ${c.q} IS NOT NULL${sampled} GROUP BY ${c.q} ORDER BY n DESC, ${c.q} LIMIT ${TOP_VALUES}`,
       )

@@ -61,7 +61,8 @@ export const datastoreInfo = defineAction({
   new one is computed, "pending": none yet), table_version and the version it describes,
   computed, seconds, rows, and columns, each with id, type, count (non-null values),
   null_count, distinct (distinct_estimated when taken from a sample), min, max, mean (numbers),
-  top (the 10 most frequent values with their counts) and histogram (numbers and dates: 20
+  top (the 10 most frequent values with their counts; none when 90 % of the values or more are
+  all different) and histogram (numbers and dates: 20
   equal-width bins, each from, to and count)
 :type include_profile: bool
 :returns: under api_compat 2.9: schema (column to "number", "date" or "text"), meta (count: the
