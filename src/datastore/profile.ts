@@ -99,11 +99,14 @@ function fromJulian(jd: number, date: boolean): string {
  * counts and frequent values are exact. `deadline` (ms since the epoch): stop between columns past it.
  */
 export async function computeProfile(
-  db: DatastoreReader,
+  reader: DatastoreReader,
   t: DsTable,
   opts: { exactRows: number; deadline?: number; sampleRows?: number },
 ): Promise<TableProfile> {
   const table = quoteIdent(t.id)
+  // through the SQL runner where there is one (Node: off the event loop and interruptible; a
+  // remote database: an aborting request), so a profile of a big table holds up no request
+  const db = readerOf(reader, opts.deadline)
   const cols = t.columns.map((c, i) => ({ id: c.id, q: quoteIdent(c.id), type: t.types[i]!, kind: kindOf(t.types[i]!) }))
   // one pass: rows, and per column non-nulls, min, max (ordered types) and mean (numbers)
   const parts = ['count(*)']
@@ -196,8 +199,21 @@ export async function computeProfile(
   return { rows, columns: out }
 }
 
+/** Queries of a profile: through the reader's SQL runner when it has one, else the reader itself. */
+function readerOf(reader: DatastoreReader, deadline?: number): Pick<DatastoreReader, 'query'> {
+  const runner = reader.sql
+  if (!runner) return reader
+  return {
+    async query(sql, args) {
+      const timeoutMs = deadline === undefined ? 3_600_000 : Math.max(1, deadline - Date.now())
+      const r = await runner.run(sql, { timeoutMs, maxRows: SAMPLE_ROWS + 1, args })
+      return { columns: r.columns.map((c) => c.name), rows: r.rows }
+    },
+  }
+}
+
 async function histogramOf(
-  db: DatastoreReader,
+  db: Pick<DatastoreReader, 'query'>,
   table: string,
   c: { q: string; kind: Kind; type: ColumnType },
   b: { count: number; min?: unknown; max?: unknown; jmin?: number; jmax?: number },

@@ -6,6 +6,7 @@ import type { Deps } from '../context'
 import { computeProfile, readProfile, saveProfile } from '../datastore/profile'
 import { findTable } from '../datastore/registry'
 import { defineJobKind, UnknownJobKind } from './job-kinds'
+import { isoToMs } from '../lib/time'
 
 export const PROFILE_KIND = 'datastore_profile'
 
@@ -32,11 +33,29 @@ export const datastoreProfileJob = defineJobKind({
 })
 
 /**
- * Queues a profile of `resourceId`'s table unless one is already waiting. Never fails the caller:
- * the table was written already, and a profile left stale is queued again by the next request.
+ * The pause after a profile before a write asks for the next one: ten times what the last took,
+ * at least a minute. A table written without pause is not profiled back to back (each profile of
+ * a big table reads all of it); the last version is profiled by the first write after the pause,
+ * or by the first request for the profile (which never waits for the pause).
  */
-export async function requestProfile(deps: Pick<Deps, 'jobs' | 'read'>, resourceId: string): Promise<void> {
+export const coolDownMs = (lastSeconds: number) => Math.max(60_000, lastSeconds * 10_000)
+
+/**
+ * Queues a profile of `resourceId`'s table unless one is already waiting, or (`afterWrite`) the
+ * last one was made less than its cool-down ago. Never fails the caller: the table was written
+ * already, and a profile left stale is queued again by the next request for it.
+ */
+export async function requestProfile(
+  deps: Pick<Deps, 'jobs' | 'read' | 'datastore'>,
+  resourceId: string,
+  opts: { afterWrite?: boolean } = { afterWrite: true },
+): Promise<void> {
   try {
+    if (opts.afterWrite && deps.datastore) {
+      const { rows } = await deps.datastore.query('SELECT computed, seconds FROM _ds_profile WHERE table_id = ?', [resourceId])
+      const last = rows[0]
+      if (last && Date.now() - isoToMs(String(last[0])) < coolDownMs(Number(last[1]))) return
+    }
     const [waiting] = await deps.read(
       `SELECT 1 FROM job WHERE status = 'queued' AND kind = ? AND json_extract(payload, '$.resource_id') = ? LIMIT 1`,
       [PROFILE_KIND, resourceId],

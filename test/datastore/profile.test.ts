@@ -117,22 +117,31 @@ for (const portable of [false, true]) {
       const id = await table(t, admin, 200)
       await runJobs(t)
       const before = await profileOf(t, id, admin)
-      for (let i = 0; i < 5; i++)
+      const profileJobs = async () => (await t.deps.jobs.list()).filter((j) => j.kind === 'datastore_profile')
+      // within the cool-down after a profile, writes ask for none
+      await t.ok('datastore_upsert', { resource_id: id, method: 'insert', force: true, records: rowsOf(10, 1000) }, admin)
+      expect(await profileJobs()).toHaveLength(0)
+      // past it, the next write does; a burst of writes makes one job
+      await t.deps.datastore!.write([{ sql: `UPDATE _ds_profile SET computed = '2020-01-01T00:00:00.000000' WHERE table_id = ?`, args: [id] }])
+      for (let i = 1; i < 5; i++)
         await t.ok('datastore_upsert', { resource_id: id, method: 'insert', force: true, records: rowsOf(10, 1000 + i * 10) }, admin)
-      const waiting = (await t.deps.jobs.list()).filter((j) => j.kind === 'datastore_profile')
-      expect(waiting).toHaveLength(1)
+      expect(await profileJobs()).toHaveLength(1)
       // the write answered without the profile: the old one is served, marked stale
       const stale = await profileOf(t, id, admin)
       expect(stale).toMatchObject({ status: 'stale', version: before.version, rows: 200 })
       expect(stale.table_version).toBeGreaterThan(before.version)
+      expect(await profileJobs()).toHaveLength(1)
       await runJobs(t)
       const now = await profileOf(t, id, admin)
       expect(now).toMatchObject({ status: 'current', rows: 250 })
       // a dry run writes nothing and asks for nothing
       await t.ok('datastore_upsert', { resource_id: id, method: 'insert', force: true, dry_run: true, records: rowsOf(1, 5000) }, admin)
       expect((await t.deps.jobs.list()).filter((j) => j.kind === 'datastore_profile')).toHaveLength(0)
-      // rows deleted by filter: a new profile
+      // rows deleted by filter, in the cool-down: stale, and the first request for it queues the job
       await t.ok('datastore_delete', { resource_id: id, force: true, filters: { cat: 'alpha' } }, admin)
+      expect(await profileJobs()).toHaveLength(0)
+      expect((await profileOf(t, id, admin)).status).toBe('stale')
+      expect(await profileJobs()).toHaveLength(1)
       await runJobs(t)
       const [left] = await one(t, `SELECT count(*) FROM "${id}"`)
       expect((await profileOf(t, id, admin)).rows).toBe(Number(left))

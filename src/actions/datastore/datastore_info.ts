@@ -35,7 +35,7 @@ async function profileAnswer(ctx: ActionContext, db: DatastoreReader, t: DsTable
   const stored = await readProfile(db, t.id)
   const status = !stored ? 'pending' : stored.version === t.version ? 'current' : 'stale'
   // a table written before profiles existed, or whose job was lost: queued now
-  if (status !== 'current') await requestProfile(ctx, t.id)
+  if (status !== 'current') await requestProfile(ctx, t.id, { afterWrite: false })
   return {
     status,
     table_version: t.version,
