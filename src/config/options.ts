@@ -148,6 +148,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.datastore.profile.timeout_seconds', 'int', 600, 'How long the job computing a table\'s column profile may run; past it the job fails and the last profile stays.'),
   o('service.datastore.search.rows_default', 'int', 100, 'Default datastore_search limit.'),
   o('service.datastore.search.timeout_ms', 'int', 60000, 'Time limit of one datastore_search (409 "Search took too long"); at most service.action.timeout_ms.'),
+  o('service.datastore.aggregate.max_groups', 'int', 10000, 'Most groups one datastore_search with group_by may make: a query that would make more is refused with a Validation Error (its statement stops making groups one past the limit). It bounds the groups the database keeps, sorts and counts for one call; the time limit of datastore_search applies as well.'),
   o('service.datastore.ms_in_timestamp', 'bool', false, 'Timestamps in datastore_search results and dumps keep their milliseconds ("2005-03-01T00:00:00.000"), as CKAN 2.12 shows them by default (ckan.datastore.ms_in_timestamp). Off by default: CKAN 2.9 to 2.11 cut them, and api_compat stops at 2.11.'),
   o('service.datastore.sqlsearch.timeout_ms', 'int', 60000, 'Time limit of one datastore_search_sql query.'),
   o('service.datastore.sqlsearch.allowed_functions', 'list', [], 'The functions datastore_search_sql may call, instead of the built-in list (empty: the built-in list). As in CKAN\'s allowed_functions_file: a name is matched in any case, a "double-quoted" name only as spelt.'),

@@ -71,6 +71,8 @@ export interface PlannedSearch {
   allSql: string
   /** ` WHERE ...` over alias `t` (empty when nothing is filtered), with countArgs. */
   where: string
+  /** ` FROM <table> t [JOIN <full text>] [WHERE ...]`: the matching rows, with countArgs (group_by reads them). */
+  from: string
 }
 
 const invalid = (field: string, value: string) =>
@@ -85,7 +87,7 @@ export function invalidQuery(orig: string, statement: string, params: unknown[])
 }
 
 /** Splits a sort string at commas outside double quotes. */
-function sortClauses(sort: string | string[]): string[] {
+export function sortClauses(sort: string | string[]): string[] {
   if (Array.isArray(sort)) return sort.map(String)
   const out: string[] = []
   let cur = ''
@@ -104,28 +106,34 @@ function sortClauses(sort: string | string[]): string[] {
 const NULLS = /\s+nulls\s+(first|last)\s*$/i
 const DIRECTION = /\s+(asc|desc)\s*$/i
 
-/** `<column> [asc|desc] [nulls first|last]` → ORDER BY term, or undefined when the column is unknown. */
-function sortTerm(clause: string, byName: Map<string, OutColumn>, t: DsTable): string | undefined {
+/** A sort clause read: `<column> [asc|desc] [nulls first|last]`, the column unquoted. */
+export function parseSortClause(clause: string): { name: string; dir: 'ASC' | 'DESC'; nulls?: 'FIRST' | 'LAST' } {
   let rest = ' ' + clause.trim()
-  let nulls: string | undefined
+  let nulls: 'FIRST' | 'LAST' | undefined
   let m = NULLS.exec(rest)
   if (m) {
-    nulls = m[1]!.toUpperCase()
+    nulls = m[1]!.toUpperCase() as 'FIRST' | 'LAST'
     rest = rest.slice(0, m.index)
   }
-  let dir = 'ASC'
+  let dir: 'ASC' | 'DESC' = 'ASC'
   m = DIRECTION.exec(rest)
   if (m) {
-    dir = m[1]!.toUpperCase()
+    dir = m[1]!.toUpperCase() as 'ASC' | 'DESC'
     rest = rest.slice(0, m.index)
   }
   let name = rest.trim()
   if (name.length >= 2 && name.startsWith('"') && name.endsWith('"'))
     name = name.slice(1, -1).replaceAll('""', '"')
+  return { name, dir, nulls }
+}
+
+/** `<column> [asc|desc] [nulls first|last]` → ORDER BY term, or undefined when the column is unknown. */
+function sortTerm(clause: string, byName: Map<string, OutColumn>, t: DsTable): string | undefined {
+  const { name, dir, nulls: given } = parseSortClause(clause)
   const col = byName.get(name)
   if (!col) return undefined
   // PostgreSQL: NULLs sort as larger than every value
-  nulls ??= dir === 'ASC' ? 'LAST' : 'FIRST'
+  const nulls = given ?? (dir === 'ASC' ? 'LAST' : 'FIRST')
   const type = col.col >= 0 ? t.types[col.col] : undefined
   if (type?.array) return arraySortTerms(col.expr, dir, nulls, type.kind === 'float' || type.kind === 'numeric')
   return `${col.expr} ${dir} NULLS ${nulls}`
@@ -330,6 +338,7 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
     countArgs: args,
     allSql,
     where: whereSql,
+    from,
   }
 }
 

@@ -8,11 +8,12 @@ import { queryTooBig } from './fts'
 import { toList } from './params'
 import type { SearchSpec } from './query'
 import { parseBoundedJson } from '../lib/bounded-json'
+import { aggregationEcho, aggregationParams, type Aggregation } from './aggregate'
 
 const KNOWN = new Set([
   'resource_id', 'id', 'filters', 'q', 'plain', 'language', 'distinct', 'fields', 'sort', 'limit',
   'offset', 'include_total', 'total_estimation_threshold', 'records_format', 'include_next_page', '_', 'callback',
-  'full_text',
+  'full_text', 'group_by', 'aggregates',
 ])
 
 export const RECORDS_FORMATS = ['objects', 'lists', 'csv', 'tsv'] as const
@@ -30,6 +31,8 @@ export interface SearchParams {
   echo: Record<string, unknown>
   /** Errors CKAN finds only after the authorization check (its backend's validate()). */
   late?: ValidationError
+  /** group_by and aggregates (beyond CKAN): the answer is one row per group. */
+  aggregation?: Aggregation
 }
 
 
@@ -160,6 +163,10 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
     else records_format = f as RecordsFormat
   }
 
+  const include_next_page = toBool(input.include_next_page ?? false)
+  const aggregation = aggregationParams(input, { distinct, includeNextPage: include_next_page }, err)
+  if (aggregation) Object.assign(echo, aggregationEcho(aggregation))
+
   const extra = Object.keys(input).find((k) => !KNOWN.has(k))
   if (extra !== undefined) late.__extras = [`invalid value "${extra}"`]
   if (Object.keys(errors).length) throw new ValidationError(errors)
@@ -180,10 +187,11 @@ export function searchParams(input: Record<string, unknown>, config: Config): Se
       textFiltersAsText: apiAtLeast(config, '2.11'),
     },
     include_total,
-    include_next_page: toBool(input.include_next_page ?? false),
+    include_next_page,
     total_estimation_threshold,
     records_format,
     echo,
     late: Object.keys(late).length ? new ValidationError(late) : undefined,
+    aggregation,
   }
 }

@@ -1,5 +1,5 @@
 // datastore_search: rows of a DataStore table (or alias, or _table_metadata) with filters, full text,
-// sort and paging.
+// sort and paging; or, with group_by / aggregates (beyond CKAN), one row per group.
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { timeLeft } from '../../context'
@@ -10,6 +10,9 @@ import { findTableByName, tableNotFound } from '../../datastore/registry'
 import { invalidQuery } from '../../datastore/query'
 import { metadataTable, searchTable, TABLE_METADATA } from '../../datastore/search'
 import { formatRecords, links, outFields } from '../../datastore/search-output'
+import { aggregateTable } from '../../datastore/aggregate'
+import type { OutField } from '../../datastore/formats'
+import { ValidationError } from '../../errors'
 
 /** 'asc' or 'desc' when the rows come in _id order only (keyset paging applies), else undefined. */
 function keysetDirection(spec: { sort?: string | string[]; q?: unknown; distinct?: boolean }): 'asc' | 'desc' | undefined {
@@ -62,7 +65,27 @@ export const datastoreSearch = defineAction({
   _id order (the default without q): add it to filters instead of raising the offset, at the same
   cost at any depth (default: False)
 :type include_next_page: bool
-:returns: fields, records, limit, _links and (with include_total) total
+:param group_by: (beyond CKAN) answer one row per group of the matching rows instead of the rows:
+  a list of column names and date buckets such as {"column": "ts", "bucket": "month"} (year,
+  quarter, month, week, day or hour; on date, timestamp and timestamptz columns; hour on timestamps
+  only; weeks start on Monday). A bucket's value is its first instant in the column's type, its
+  output name <column>_<bucket> unless given as "as". Filters, q and full_text apply first; sort
+  names output columns (default: the group keys in order); limit and offset page over the groups;
+  total is the number of groups; fields picks output columns. More groups than
+  service.datastore.aggregate.max_groups is refused. Not with distinct or include_next_page. GET
+  takes it as a JSON string or as comma separated column names.
+:type group_by: list
+:param aggregates: (beyond CKAN) values computed per group (over all matching rows without
+  group_by): a list of {"function": ..., "column": ..., "as": ...}: count (rows; of a column: its
+  non-null values), count_distinct, sum, avg and median (number columns), min and max (scalar
+  columns). Default names: count, count_<column>, <function>_<column>. Types: count int8, sum int8
+  (integers) or the column's number type, avg numeric (integers and numeric) or float8, median
+  float8 (the middle value, or the mean of the two middle ones; numbered by a window function in
+  the same pass over the rows, so one sort of the matching rows), min and max the column's type.
+  GET takes it as a JSON string.
+:type aggregates: list
+:returns: fields, records, limit, _links and (with include_total) total; with group_by or
+  aggregates, fields are the group keys and aggregates and total is the number of groups
 :rtype: dictionary`,
   params: z.record(z.string(), z.unknown()),
   async run(ctx, _p, input) {
@@ -83,11 +106,19 @@ export const datastoreSearch = defineAction({
     // ckan: _table_metadata has no _full_text column (a per-column q fails in the query instead)
     if (table === metadataTable && ((typeof p.spec.q === 'string' && p.spec.q !== '') || p.spec.fullText))
       throw invalidQuery('column "_full_text" does not exist', `SELECT FROM "${TABLE_METADATA}"`, [])
-    const outcome = await searchTable(db, table, p.spec, p.include_total, {
-      timeoutMs: timeLeft(ctx, ctx.config.int('service.datastore.search.timeout_ms')),
-      msInTimestamp: ctx.config.bool('service.datastore.ms_in_timestamp'),
-    })
-    const fields = outFields(outcome.plan.columns)
+    const timeoutMs = timeLeft(ctx, ctx.config.int('service.datastore.search.timeout_ms'))
+    const msInTimestamp = ctx.config.bool('service.datastore.ms_in_timestamp')
+    let outcome: { fields: OutField[]; rows: unknown[][]; total?: number; columns?: { id: string }[] }
+    if (p.aggregation) {
+      if (table === metadataTable)
+        throw ValidationError.field('group_by', `group_by and aggregates take a table, not ${TABLE_METADATA}`)
+      const maxGroups = ctx.config.int('service.datastore.aggregate.max_groups')
+      outcome = await aggregateTable(db, table, p.spec, p.aggregation, { maxGroups, timeoutMs, msInTimestamp })
+    } else {
+      const found = await searchTable(db, table, p.spec, p.include_total, { timeoutMs, msInTimestamp })
+      outcome = { ...found, fields: outFields(found.plan.columns), columns: found.plan.columns }
+    }
+    const fields = outcome.fields
     const result: Record<string, unknown> = {
       ...p.echo,
       include_total: p.include_total,
@@ -106,8 +137,8 @@ export const datastoreSearch = defineAction({
     // CKAN 2.12 keyset paging: in _id order, the filter that gives the page after this one (its
     // cost does not grow with the depth, unlike offset)
     const idOrder = keysetDirection(p.spec)
-    if (p.include_next_page && idOrder && outcome.rows.length) {
-      let at = outcome.plan.columns.findIndex((c) => c.id === '_id')
+    if (p.include_next_page && idOrder && outcome.rows.length && outcome.columns) {
+      let at = outcome.columns.findIndex((c) => c.id === '_id')
       let rows = outcome.rows
       if (at < 0) {
         rows = (await searchTable(db, table, { ...p.spec, fields: ['_id'] }, false, { timeoutMs: timeLeft(ctx, ctx.config.int('service.datastore.search.timeout_ms')) })).rows
