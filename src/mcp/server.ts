@@ -172,7 +172,7 @@ function toolDefinition(name: string, reg?: SchemaRegistry) {
     name === 'package_search'
       ? ' Returns at most 50 datasets, trimmed (pass full=true for whole dicts); next_start continues.'
       : name === 'datastore_search'
-        ? ' Returns at most 100 rows; next_offset continues.'
+        ? ' Returns at most 100 rows; next_offset continues. For totals, counts or averages (by category or by month) pass group_by and aggregates instead of reading rows.'
         : name === 'datastore_info'
           ? ' With include_profile=true, each column\'s profile (counts, distinct, min/max, mean, top values as [value, count], histogram as equal-width bin counts from..to); full=true for the whole profile.'
           : ''

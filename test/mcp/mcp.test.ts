@@ -100,6 +100,17 @@ describe('the MCP server at /mcp', () => {
     await anon.close()
   })
 
+  it('calls datastore_search with group_by and aggregates for totals', async () => {
+    const anon = await connect()
+    const tool = (await anon.listTools()).tools.find((x) => x.name === 'datastore_search')!
+    expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['group_by', 'aggregates']))
+    expect(tool.description).toContain('group_by')
+    const all = parsed(await anon.callTool({ name: 'datastore_search', arguments: { resource_id: tableId, aggregates: [{ function: 'count' }, { function: 'max', column: 'height' }] } }))
+    expect(all.records).toEqual([{ count: 130, max_height: 12.9 }])
+    expect(all.fields.map((f: any) => f.id)).toEqual(['count', 'max_height'])
+    await anon.close()
+  })
+
   it('calls datastore_search with an offset to continue, and reads the table and dataset resources', async () => {
     const anon = await connect()
     const page = parsed(await anon.callTool({ name: 'datastore_search', arguments: { resource_id: tableId, limit: 500 } }))
