@@ -1,13 +1,17 @@
 // Benchmark 3: the DataStore over HTTP against the real Node server, side by side with raw libSQL on
 // the same machine in the same run: bulk load through datastore_upsert, datastore_search latency,
-// and the CSV dump's rate and the server's memory while it streams. The two sides alternate
+// and the CSV dump's rate and the server's memory while it streams; then the Parquet and JSON
+// Lines dumps' rates, the server's memory during the Parquet dump, and the whole Parquet file read
+// back with hyparquet and compared, value by value, with the table read by SQL. The two sides alternate
 // (batch by batch, request by request, dump by dump) so that load from other processes on the
 // machine falls on both alike.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdirSync, mkdtempSync, openSync as openFile, rmSync, writeFileSync, writeSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type Database from 'libsql'
+import Database from 'libsql'
+import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'hyparquet'
+import { datastoreUrl } from '../src/runtime/node-datastore'
 import type { SearchSpec } from '../src/datastore/query'
 import type { DsTable } from '../src/datastore/registry'
 import { action, createTable, httpDump, httpInsert, httpSearch, result } from './lib/ds-http'
@@ -26,6 +30,8 @@ const RAW_TABLE = '0b5e7a3c-0000-4000-8000-00000000bench'
 const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), 'results', 'datastore-latest.json')
 
 const TARGETS = { loadRatio: 0.5, pageMs: 20, filterMs: 20, qMs: 50, dumpRatio: 0.75, dumpMB: 200 }
+/** Rounds of the Parquet and the JSON Lines dump (alternating; the first of each watched). */
+const FORMAT_ROUNDS = 3
 
 const MB = 1e6
 const fmt = (x: number, d = 0) =>
@@ -176,6 +182,172 @@ async function dumpPhase(live: Live, id: string, n: number, conn: Database.Datab
 
 type Log = (s: string) => void
 
+/** GET /datastore/dump/<id>?format=… written to `file`: bytes, newlines, seconds. */
+async function httpDumpToFile(url: string, id: string, format: 'parquet' | 'jsonl', file: string) {
+  const started = performance.now()
+  const res = await fetch(`${url}/datastore/dump/${id}?format=${format}`)
+  if (res.status !== 200 || !res.body) throw new Error(`dump ${format}: ${res.status} ${await res.text()}`)
+  const fd = openFile(file, 'w')
+  let bytes = 0
+  let lines = 0
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      writeSync(fd, chunk)
+      bytes += chunk.length
+      if (format === 'jsonl') for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++
+    }
+  } finally {
+    closeSync(fd)
+  }
+  return { bytes, lines, seconds: (performance.now() - started) / 1000 }
+}
+
+/** The Parquet type each bench column type is written as (src/datastore/dump-parquet.ts). */
+const PARQUET_TYPES: Record<string, object> = {
+  _id: { type: 'INT64' },
+  int: { type: 'INT32' },
+  float: { type: 'DOUBLE' },
+  numeric: { type: 'DOUBLE' },
+  text: { type: 'BYTE_ARRAY', converted_type: 'UTF8', logical_type: { type: 'STRING' } },
+  bool: { type: 'BOOLEAN' },
+  date: { type: 'INT32', converted_type: 'DATE', logical_type: { type: 'DATE' } },
+  timestamp: { type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MICROS' } },
+}
+
+/** Days since 1970-01-01 of a stored `YYYY-MM-DD`, by Date. */
+function dateDays(s: string): number {
+  const [y, m, d] = s.split('-').map(Number) as [number, number, number]
+  const dt = new Date(0)
+  dt.setUTCFullYear(y, m - 1, d)
+  return dt.getTime() / 86_400_000
+}
+
+/** Microseconds since the epoch of a stored `YYYY-MM-DDTHH:MM:SS[.ffffff]`, by Date. */
+function timestampMicros(s: string): bigint {
+  const frac = s.length > 20 ? BigInt(s.slice(20).padEnd(6, '0')) : 0n
+  return BigInt(Date.parse(s.slice(0, 19) + 'Z')) * 1000n + frac
+}
+
+/** Whether a value read back from Parquet is the stored SQLite value `s` of a column of `type`. */
+function sameValue(type: string, s: unknown, p: unknown): boolean {
+  if (s === null) return p === null
+  switch (type) {
+    case '_id':
+      return typeof p === 'bigint' && p === BigInt(s as number)
+    case 'int':
+      return typeof p === 'number' && p === s
+    case 'float':
+    case 'numeric':
+      return typeof p === 'number' && (p === Number(s) || (Number.isNaN(p) && Number.isNaN(Number(s))))
+    case 'bool':
+      return p === (s !== 0)
+    case 'date':
+      return p === dateDays(s as string)
+    case 'timestamp':
+      return p === timestampMicros(s as string)
+    default:
+      return p === s
+  }
+}
+
+/**
+ * The acceptance check of issue 34: the whole Parquet file read back by hyparquet (a row group at
+ * a time) against the table read by SQL from the server's DataStore file, every value and its type,
+ * and every column's Parquet type. Throws on the first few differences.
+ */
+async function parquetReadBack(file: string, dsPath: string, id: string, n: number) {
+  const started = performance.now()
+  const buffer = await asyncBufferFromFile(file)
+  const metadata = await parquetMetadataAsync(buffer)
+  const types = ['_id', ...DS_FIELDS.map((f) => f.type)]
+  const names = ['_id', ...DS_FIELDS.map((f) => f.id)]
+  const problems: string[] = []
+  // JSON with keys in order and without undefined ones, for comparing schema elements
+  const canon = (v: unknown): string => {
+    if (!v || typeof v !== 'object') return JSON.stringify(v)
+    const o = v as Record<string, unknown>
+    const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort()
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canon(o[k])}`).join(',')}}`
+  }
+  const schema = metadata.schema.slice(1)
+  if (JSON.stringify(schema.map((e) => e.name)) !== JSON.stringify(names)) problems.push(`columns ${schema.map((e) => e.name)}`)
+  schema.forEach((e, i) => {
+    const want = { name: names[i], repetition_type: 'OPTIONAL', ...PARQUET_TYPES[types[i]!] }
+    if (canon({ ...e }) !== canon(want)) problems.push(`type of ${e.name}: ${JSON.stringify(e)}, expected ${JSON.stringify(want)}`)
+  })
+  if (Number(metadata.num_rows) !== n) problems.push(`num_rows ${metadata.num_rows}, expected ${n}`)
+  const db = new Database(dsPath, { readonly: true })
+  let rows = 0
+  try {
+    const sql = `SELECT ${names.map((c) => `"${c}"`).join(', ')} FROM "${id}" ORDER BY _id`
+    const stored = db.prepare(sql).raw(true).iterate() as IterableIterator<unknown[]>
+    const parsers = { dateFromDays: (d: number) => d, timestampFromMicroseconds: (us: bigint) => us }
+    let start = 0
+    for (const g of metadata.row_groups) {
+      const end = start + Number(g.num_rows)
+      const got = await parquetReadObjects({ file: buffer, metadata, rowStart: start, rowEnd: end, parsers })
+      if (got.length !== end - start) problems.push(`row group at ${start}: ${got.length} rows, expected ${end - start}`)
+      for (const p of got) {
+        const s = stored.next()
+        if (s.done) {
+          problems.push(`row ${rows}: more rows than the table`)
+          break
+        }
+        for (let c = 0; c < names.length; c++) {
+          if (!sameValue(types[c]!, s.value[c], p[names[c]!]) && problems.length < 20)
+            problems.push(`row ${rows} (_id ${String(s.value[0])}) ${names[c]}: stored ${JSON.stringify(s.value[c])}, parquet ${String(p[names[c]!])}`)
+        }
+        rows++
+      }
+      start = end
+    }
+    if (!stored.next().done) problems.push(`the table has more rows than the ${rows} of the file`)
+  } finally {
+    db.close()
+  }
+  if (problems.length) throw new Error(`parquet read-back differs:\n${problems.join('\n')}`)
+  return { rows, groups: metadata.row_groups.length, seconds: (performance.now() - started) / 1000 }
+}
+
+/**
+ * The Parquet and JSON Lines dumps on a restarted server (as the CSV dump's "restart" figure),
+ * alternating; the server's RSS watched during the first of each; then the Parquet read-back.
+ */
+async function formatDumps(live: Live, id: string, n: number, csvRate: number, log: Log) {
+  await live.server!.stop()
+  live.server = await startAnswering(live.server!.dbUrl)
+  const dir = mkdtempSync(join(os.tmpdir(), 'ckan-edge-ds-dumps-'))
+  const file = { parquet: join(dir, 'dump.parquet'), jsonl: join(dir, 'dump.jsonl') }
+  const runs = { parquet: [] as { rate: number; bytes: number; seconds: number }[], jsonl: [] as { rate: number; bytes: number; seconds: number }[] }
+  const peaks: Record<'parquet' | 'jsonl', number> = { parquet: NaN, jsonl: NaN }
+  try {
+    for (let round = 0; round < FORMAT_ROUNDS; round++) {
+      for (const format of ['parquet', 'jsonl'] as const) {
+        const watch = round === 0 ? watchPeak(live.server!.child.pid!) : undefined
+        const d = await httpDumpToFile(live.server!.url, id, format, file[format])
+        if (watch) peaks[format] = watch.stop().peak / MB
+        const rows = format === 'jsonl' ? d.lines : Number((await parquetMetadataAsync(await asyncBufferFromFile(file.parquet))).num_rows)
+        if (rows !== n) throw new Error(`dump ${format}: ${rows} rows, expected ${n}`)
+        runs[format].push({ rate: n / d.seconds, bytes: d.bytes, seconds: d.seconds })
+        log(`dump ${format}: ${fmt(n / d.seconds)} rows/s (${fmt(d.bytes / MB, 1)} MB in ${fmt(d.seconds, 1)} s)` + (watch ? `; server RSS peak ${fmt(peaks[format])} MB` : ''))
+      }
+    }
+    const parquetRate = median(runs.parquet.map((r) => r.rate))
+    const jsonlRate = median(runs.jsonl.map((r) => r.rate))
+    log(
+      `dump median parquet ${fmt(parquetRate)} rows/s (${pct(parquetRate / csvRate)} of csv), jsonl ${fmt(jsonlRate)} rows/s ` +
+        `(${pct(jsonlRate / csvRate)} of csv); server RSS peak (restarted) parquet ${fmt(peaks.parquet)} MB, jsonl ${fmt(peaks.jsonl)} MB`,
+    )
+    const dsPath = datastoreUrl(undefined, live.server!.dbUrl).slice('file:'.length)
+    const readBack = await parquetReadBack(file.parquet, dsPath, id, n)
+    log(`parquet read-back: identical (${fmt(readBack.rows)} rows, ${readBack.groups} row groups, read and compared in ${fmt(readBack.seconds, 1)} s)`)
+    return { parquet: { runs: runs.parquet, rate: parquetRate, peakMB: peaks.parquet }, jsonl: { runs: runs.jsonl, rate: jsonlRate, peakMB: peaks.jsonl }, readBack }
+  } finally {
+    if (process.env.BENCH_KEEP_DB) log(`dumps kept: ${dir}`)
+    else rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 export async function datastoreBench(log: Log = console.log) {
   const n = ROWS
   const dir = mkdtempSync(join(os.tmpdir(), 'ckan-edge-ds-raw-'))
@@ -238,6 +410,7 @@ export async function datastoreBench(log: Log = console.log) {
 
     // 3. Dump.
     const dump = await dumpPhase(live, id, n, conn, table, log).finally(() => conn.close())
+    const formats = await formatDumps(live, id, n, dump.rate, log)
 
     // 4. The whole table by keyset pages of 1,000 while rows are written between pages: one row
     // deleted behind the reader and one added ahead every 50 pages; every row must come once.
@@ -286,6 +459,9 @@ export async function datastoreBench(log: Log = console.log) {
       ratioRow('dump csv rows/s', dump.rate, dump.rawRate, TARGETS.dumpRatio),
       mbRow('dump RSS MB, loaded', dump.afterLoad.peakMB),
       mbRow('dump RSS MB, restart', dump.restarted.peakMB),
+      row('dump parquet rows/s', formats.parquet.rate, NaN, 0, '', null),
+      row('dump jsonl rows/s', formats.jsonl.rate, NaN, 0, '', null),
+      mbRow('dump RSS MB, parquet', formats.parquet.peakMB),
     ]
     printTable(figures, log)
     const out = {
@@ -300,6 +476,7 @@ export async function datastoreBench(log: Log = console.log) {
       keyset,
       keysetWalk,
       dump,
+      formats,
       targets: TARGETS,
       figures,
     }

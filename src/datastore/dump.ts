@@ -1,22 +1,24 @@
 // The /datastore/dump pipeline: resource lookup and read check, the search plan of the dump's
 // parameters, and the table streamed chunk by chunk from a cursor through a format writer, so
-// memory stays flat for any table size (datastore.md §10).
+// memory stays flat for any table size (datastore.md §10). Text formats are written chunk by
+// chunk, Parquet a row group at a time (dump-parquet.ts).
 import { apiAtLeast } from '../config/api-compat'
 import type { ActionContext } from '../context'
 import { NotAuthorized, NotFound, ValidationError } from '../errors'
-import { byteSink, type ByteSink } from '../lib/byte-sink'
+import { byteSink } from '../lib/byte-sink'
 import type { ResourceRow } from '../model/resource'
 import { findResourceToRead } from './access'
-import { BOM, dumpWriter } from './formats'
+import { parquetDump, PARQUET_CONTENT_TYPE } from './dump-parquet'
+import { BOM, dumpWriter, type OutField } from './formats'
 import { toList } from './params'
-import { planSearch } from './query'
-import { findTableByName } from './registry'
+import { planSearch, type OutColumn } from './query'
+import { findTableByName, type DsTable } from './registry'
 import { columnDecoders } from './search'
 import { outFields } from './search-output'
 import { pgMessage } from './sql-guard'
 import { sqliteMessage, type DatastoreReader, type DsResult } from './store'
 
-export const DUMP_FORMATS = ['csv', 'tsv', 'json', 'xml'] as const
+export const DUMP_FORMATS = ['csv', 'tsv', 'json', 'xml', 'jsonl', 'parquet'] as const
 export type DumpFormat = (typeof DUMP_FORMATS)[number]
 
 // Small chunks, each line encoded as soon as it is made: a chunk's rows and text die young instead
@@ -56,6 +58,55 @@ export class DumpRefused extends Error {
     message: string,
   ) {
     super(message)
+  }
+}
+
+/** Rows in, bytes out: what the stream asks of a format. */
+interface RowEncoder {
+  contentType: string
+  extension: string
+  start(): void
+  /** One row of the cursor, values as the table stores them. */
+  row(values: unknown[]): void
+  /** After each chunk of rows. */
+  flush(): void
+  end(): void
+}
+
+interface EncoderInput {
+  p: DumpParams
+  table: DsTable
+  columns: OutColumn[]
+  fields: OutField[]
+  /** datastore_search's value decoders, for the text formats. */
+  decode: ((v: unknown) => unknown)[]
+}
+
+/**
+ * The encoder of `p.format`. The text formats print datastore_search's values; Parquet types the
+ * stored values itself (its timestamps keep their microseconds) and has no BOM.
+ */
+function rowEncoder(x: EncoderInput, emit: (chunk: Uint8Array) => void): RowEncoder {
+  const { p, decode } = x
+  if (p.format === 'parquet') {
+    const pq = parquetDump(x.table, x.columns, x.fields, emit)
+    return { contentType: PARQUET_CONTENT_TYPE, extension: 'parquet', ...pq, flush: () => {} }
+  }
+  const writer = dumpWriter(p.format, x.fields)
+  const out = byteSink(emit)
+  return {
+    contentType: writer.contentType,
+    extension: writer.extension,
+    start: () => out.put((p.bom ? BOM : '') + writer.header()),
+    row(r) {
+      for (let i = 0; i < r.length; i++) r[i] = decode[i]!(r[i])
+      out.put(writer.row(r))
+    },
+    flush: () => out.flush(),
+    end() {
+      out.put(writer.footer())
+      out.flush()
+    },
   }
 }
 
@@ -116,11 +167,10 @@ export async function openDump(
       throw new DumpRefused(e.status, e.message)
     throw e
   }
-  const fields = outFields(plan.columns)
-  const writer = dumpWriter(p.format, fields)
   const decode = columnDecoders(table, plan.columns, {
     msInTimestamp: ctx.config.bool('service.datastore.ms_in_timestamp'),
   })
+  const input = { p, table, columns: plan.columns, fields: outFields(plan.columns), decode }
   const sql = `${plan.allSql} LIMIT ? OFFSET ?`
   const args = [...plan.countArgs, p.limit ?? -1, p.offset ?? 0]
   const rows = db.stream(sql, args, CHUNK_ROWS)[Symbol.asyncIterator]()
@@ -131,34 +181,39 @@ export async function openDump(
   } catch (e) {
     throw new DumpRefused(400, `query: ${pgMessage(sqliteMessage(e))}`)
   }
-  let out: ByteSink
+  let enqueue = (_chunk: Uint8Array) => {}
+  let sent = 0
+  const enc = rowEncoder(input, (chunk) => {
+    sent++
+    enqueue(chunk)
+  })
   let done = false
   const body = new ReadableStream<Uint8Array>({
     start(ctrl) {
-      out = byteSink((chunk) => ctrl.enqueue(chunk))
-      out.put((p.bom ? BOM : '') + writer.header())
+      enqueue = (chunk) => ctrl.enqueue(chunk)
+      enc.start()
     },
+    // A pull that enqueues nothing is not called again (WHATWG streams), so it reads chunks until
+    // one gives bytes: Parquet's do once a row group is complete.
     async pull(ctrl) {
-      if (done) return
-      const next = pending ?? (await rows.next())
-      pending = undefined
-      if (next.done) {
-        done = true
-        out.put(writer.footer())
-        out.flush()
-        ctrl.close()
-        return
+      const before = sent
+      while (!done && sent === before) {
+        const next = pending ?? (await rows.next())
+        pending = undefined
+        if (next.done) {
+          done = true
+          enc.end()
+          ctrl.close()
+          return
+        }
+        for (const r of next.value.rows) enc.row(r)
+        enc.flush()
       }
-      for (const r of next.value.rows) {
-        for (let i = 0; i < r.length; i++) r[i] = decode[i]!(r[i])
-        out.put(writer.row(r))
-      }
-      out.flush()
     },
     async cancel() {
       done = true
       await rows.return?.()
     },
   })
-  return { contentType: writer.contentType, extension: writer.extension, body }
+  return { contentType: enc.contentType, extension: enc.extension, body }
 }

@@ -1,5 +1,6 @@
 // Text output of DataStore rows, byte-compatible with CKAN 2.9 on PostgreSQL: the COPY lines of
-// records_format csv/tsv and the /datastore/dump layouts (csv, tsv, json, xml).
+// records_format csv/tsv and the /datastore/dump layouts (csv, tsv, json, xml; and JSON Lines,
+// which CKAN does not have: the json dump's values, one object per line).
 //
 // Facts this reproduces (CKAN 2.9.11 ckanext/datastore/{backend/postgres.py,writer.py}, PG 15):
 // - csv/tsv rows are `COPY (…) TO STDOUT csv DELIMITER …`. The select list wraps arrays in
@@ -303,6 +304,29 @@ function jsonDump(fields: OutField[]): DumpWriter {
   }
 }
 
+/**
+ * JSON Lines: one object per row keyed by field id, holding the json dump's values as it prints
+ * them. `application/x-ndjson` is the media type that clients of line-delimited JSON already
+ * send and recognise (none is registered; jsonlines.org's `application/jsonl` is a proposal).
+ */
+function jsonLinesDump(fields: OutField[]): DumpWriter {
+  const cells = fields.map(dumpCell)
+  const keys = fields.map((f, i) => (i ? ',' : '{') + JSON.stringify(f.id) + ':')
+  const n = cells.length
+  const row = (values: unknown[]) => {
+    let line = n ? '' : '{'
+    for (let i = 0; i < n; i++) line += keys[i]! + cells[i]!(values[i])
+    return escapeLineSeparators(line + '}\n')
+  }
+  return {
+    contentType: 'application/x-ndjson; charset=utf-8',
+    extension: 'jsonl',
+    header: () => '',
+    row,
+    footer: () => '',
+  }
+}
+
 const escText = (s: string) =>
   needsXmlEscape(s) ? s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;') : s
 
@@ -375,7 +399,10 @@ function xmlDump(fields: OutField[]): DumpWriter {
 }
 
 /** A fresh writer per dump (the json writer remembers whether a record was written). */
-export function dumpWriter(format: 'csv' | 'tsv' | 'json' | 'xml', fields: OutField[]): DumpWriter {
+export function dumpWriter(
+  format: 'csv' | 'tsv' | 'json' | 'xml' | 'jsonl',
+  fields: OutField[],
+): DumpWriter {
   switch (format) {
     case 'csv':
       return textDump(fields, ',')
@@ -385,5 +412,7 @@ export function dumpWriter(format: 'csv' | 'tsv' | 'json' | 'xml', fields: OutFi
       return jsonDump(fields)
     case 'xml':
       return xmlDump(fields)
+    case 'jsonl':
+      return jsonLinesDump(fields)
   }
 }

@@ -1,5 +1,6 @@
 // GET /datastore/dump/:resource_id: the query string parsed, the DataStore's dump pipeline
-// (src/datastore/dump.ts) called, and its stream sent as a csv, tsv, json or xml file.
+// (src/datastore/dump.ts) called, and its stream sent as a csv, tsv, json, xml, JSON Lines or
+// Parquet file.
 import type { Hono } from 'hono'
 import { zValidator } from '@hono/zod-validator'
 import { z } from 'zod'
@@ -40,6 +41,7 @@ const query = z.object({
     .transform((v, c) => {
       const f = (v || 'csv').toLowerCase()
       if (!(DUMP_FORMATS as readonly string[]).includes(f)) {
+        // ckan: CKAN's message, which names its own four formats (jsonl and parquet are ours)
         c.addIssue({ code: 'custom', message: "Value must be one of ('csv', 'tsv', 'json', 'xml')" })
         return z.NEVER
       }
