@@ -1,6 +1,7 @@
 // The resource view types (CKAN's view plugins): their keys, defaults and which resources each can show.
 import type { Config } from '../config/load'
-import { toBool } from '../validation/fields'
+import { ValidationError } from '../errors'
+import { MISSING, toBool } from '../validation/fields'
 import { asText } from './package-validate'
 
 /** What a "can view" rule looks at: the resource as its dict shows it. */
@@ -46,6 +47,22 @@ const boolWithDefault =
     v === undefined || v === null || v === '' ? def : toBool(v)
 // ckan: ignore_missing: any value is kept as given
 const anyValue: KeyCheck = (v) => (v === null ? undefined : v)
+
+/** chart_view's chart types and aggregates (the Chart tab of a resource page offers the same). */
+export const CHART_TYPES = ['bar', 'line', 'scatter'] as const
+export const CHART_AGGREGATES = ['count', 'sum', 'avg', 'min', 'max'] as const
+// a chart's keys are checked one by one: a bad one is refused with its own field's message
+const chartKey =
+  (key: string, opts: { required?: boolean; oneOf?: readonly string[]; def?: string } = {}): KeyCheck =>
+  (v) => {
+    const s = v === undefined || v === null ? '' : asText(v).trim()
+    if (s === '') {
+      if (opts.required) throw ValidationError.field(key, MISSING)
+      return opts.def
+    }
+    if (opts.oneOf && !opts.oneOf.includes(s)) throw ValidationError.field(key, `Must be one of: ${opts.oneOf.join(', ')}`)
+    return s
+  }
 
 const RECLINE_FORMATS = ['csv', 'xls', 'xlsx', 'ods', 'tsv']
 /** ckanext-geoview's GeoJSONView formats. */
@@ -164,6 +181,23 @@ export const VIEW_TYPES: readonly ViewType[] = [
     requiresDatastore: false,
     keys: {},
     canView: (r) => lower(r.format) === 'wmts',
+  },
+  // beyond CKAN: a chart of a DataStore table drawn by the server (src/web/charts.tsx); the columns
+  // are checked against the table when it is drawn, since a table's columns may change after
+  {
+    name: 'chart_view',
+    defaultTitle: 'Chart',
+    filterable: false,
+    requiresDatastore: true,
+    keys: {
+      chart_type: chartKey('chart_type', { oneOf: CHART_TYPES, def: 'bar' }),
+      x: chartKey('x', { required: true }),
+      y: chartKey('y'),
+      group_by: chartKey('group_by'),
+      aggregate: chartKey('aggregate', { oneOf: CHART_AGGREGATES }),
+    },
+    // never made by default: a chart needs its columns chosen
+    canView: () => false,
   },
 ]
 

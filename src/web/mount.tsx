@@ -12,6 +12,7 @@ import { call, openPage, type Page } from './page'
 import { dashboardPage, login, loginView, logout, type Outcome } from './pages/account'
 import { SITEMAP_PAGE, siteBase, sitemapIndex, urlSet } from './seo'
 import { datasetPage, resourcePage, searchPage, typeSearchPage } from './pages/datasets'
+import { saveChartView } from './datastore-tabs'
 import { aboutPage, homePage } from './pages/home'
 import { listPage, readPage, type Kind } from './pages/orgs'
 import { userPage } from './pages/user'
@@ -207,6 +208,7 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.post('/dataset/:id/resource/:rid/edit', route(source, 'Resource', signedIn((page, c) => updateResource(page, id(c), rid(c)))))
   app.get('/dataset/:id/resource/:rid/delete', route(source, 'Resource', signedIn((page, c) => deleteResourceView(page, id(c), rid(c)))))
   app.post('/dataset/:id/resource/:rid/delete', route(source, 'Resource', signedIn((page, c) => deleteResource(page, id(c), rid(c)))))
+  app.post('/dataset/:id/resource/:rid/new_view', route(source, 'Resource', signedIn((page, c) => saveChartView(page, id(c), rid(c)))))
   for (const kind of ['dataset', 'organization', 'group', 'user']) {
     for (const on of [true, false]) {
       app.post(`/${kind}/${on ? 'follow' : 'unfollow'}/:id`, route(source, 'Page', (page, c) => follow(page, kind, c.req.param('id')!, on)))

@@ -24,7 +24,7 @@ const res = (r: Partial<ViewableResource>): ViewableResource => ({
 const can = (name: string, r: Partial<ViewableResource>) => type(name).canView(res(r), env)
 
 describe('view types', () => {
-  it('declares the six core types and the three of ckanext-geoview with their titles, filters and DataStore needs', () => {
+  it('declares the six core types, the three of ckanext-geoview and chart_view with their titles, filters and DataStore needs', () => {
     expect(
       VIEW_TYPES.map((t) => [t.name, t.defaultTitle, t.filterable, t.requiresDatastore, Object.keys(t.keys)]),
     ).toEqual([
@@ -37,6 +37,7 @@ describe('view types', () => {
       ['geojson_view', 'GeoJSON', false, false, []],
       ['wms_view', 'WMS', false, false, []],
       ['wmts_view', 'WMTS', false, false, []],
+      ['chart_view', 'Chart', false, true, ['chart_type', 'x', 'y', 'group_by', 'aggregate']],
     ])
     expect(defaultConfig(type('datatables_view'))).toEqual({ responsive: false, filterable: true })
     expect(defaultConfig(type('image_view'))).toEqual({})

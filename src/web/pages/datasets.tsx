@@ -19,6 +19,8 @@ import { canManageCollaborators, collaboratorsEnabled } from '../../auth/collabo
 import { storedFileKey } from '../../model/resource-file'
 import { loadResource } from '../../model/resource-write'
 import { geoViews } from '../geo-views'
+import { DatastoreDownloads } from '../datastore-downloads'
+import { chartViews, datastoreTabOf, datastoreTabPanel, DatastoreTabNav } from '../datastore-tabs'
 import { BBOX_FIELDS, checkBbox, datasetGeometry, parseBbox, type Bbox } from '../map/geo'
 import { AreaFilter, DatasetMap } from '../map/maps'
 import type { Errors } from '../forms'
@@ -455,7 +457,8 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
   const pageNo = Math.max(1, Math.min(100_000, Number.parseInt(params.get('page') ?? '1', 10) || 1))
   const sort = params.get('sort') ?? ''
   const q = params.get('q') ?? ''
-  if (r.datastore_active) {
+  const tab = datastoreTabOf(params)
+  if (r.datastore_active && tab === 'grid') {
     try {
       preview = await call(page, 'datastore_search', {
         resource_id: r.id,
@@ -500,6 +503,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
       {r.description ? <Markdown html={renderMarkdown(r.description)} /> : null}
       <ResourceViews views={views} r={r} siteUrl={page.deps.config.str('service.site_url')} text={await textPreview(page, views, r)} t={t} />
       {await geoViews(page, views, d, r)}
+      {await chartViews(page, views, r)}
       {!r.datastore_active && load ? (
         <section aria-live="polite">
           <h2>{t('resource.preview')}</h2>
@@ -517,6 +521,9 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
       {r.datastore_active ? (
         <>
           <h2>{t('resource.preview')}</h2>
+          <DatastoreDownloads id={text(r.id)} t={t} />
+          <DatastoreTabNav page={page} base={base} tab={tab} />
+          {tab !== 'grid' ? await datastoreTabPanel(page, tab, d, r, base) : <>
           <form class="searchbar" method="get" action={base} role="search">
             <label for="rq">{t('resource.filterRows')}</label>
             <input id="rq" type="search" name="q" value={q} />
@@ -579,6 +586,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
               </div>
             </>
           ) : null}
+          </>}
         </>
       ) : null}
       <h2>{t('dataset.additionalInfo')}</h2>
