@@ -121,7 +121,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.hide_activity_from_users', 'list', null, 'Users whose activity is hidden from streams (default: the site user).'),
   o('service.extra_resource_fields', 'list', [], 'Extra resource keys that resource_search may query.'),
   o('service.views.default_views', 'list', ['image_view', 'recline_view'], 'View types created for new resources.'),
-  o('service.views.plugins', 'list', ['image_view', 'webpage_view', 'text_view', 'recline_view', 'recline_grid_view', 'datatables_view'], 'Enabled resource view types (CKAN enables each view plugin through ckan.plugins); views of other types are not listed and cannot be created.'),
+  o('service.views.plugins', 'list', ['image_view', 'webpage_view', 'text_view', 'recline_view', 'recline_grid_view', 'datatables_view', 'chart_view'], 'Enabled resource view types (CKAN enables each view plugin through ckan.plugins); views of other types are not listed and cannot be created. chart_view (beyond CKAN): charts of a DataStore table saved from the resource page.'),
   o('ckanext.geoview.geojson.max_file_size', 'int', 25 * 1024 * 1024, 'geojson_view: the largest GeoJSON file (bytes) the page reads and draws; a larger one is linked, not drawn (ckanext-geoview\'s option).'),
   o('service.views.geo.timeout', 'int', 10, 'geojson_view, wms_view, wmts_view: seconds allowed for reading a linked GeoJSON file or a service\'s GetCapabilities.'),
   o('service.views.geo.capabilities_max_bytes', 'int', 5 * 1024 * 1024, 'wms_view, wmts_view: the largest GetCapabilities answer (bytes) that is read.'),

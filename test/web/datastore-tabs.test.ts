@@ -296,7 +296,7 @@ describe('chart_view', () => {
   })
 
   it('has no button where chart_view is not enabled', async () => {
-    const off = await setup()
+    const off = await setup({ 'service.views.plugins': 'image_view recline_view' })
     const admin = await off.make.sysadmin()
     const ds = await off.make.dataset(admin, { name: 'tab-off' })
     const r = (await off.ok('datastore_create', { resource: { package_id: ds.id, name: 'T' }, fields: FIELDS, records: rows(5) }, admin)).resource_id
