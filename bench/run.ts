@@ -26,6 +26,7 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 // BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
 // BENCH_ONLY=profile (not part of the default run): the column profile job over BENCH_DS_ROWS rows, its time and peak RSS.
+// BENCH_ONLY=versions (not part of the default run): table versions over BENCH_DS_ROWS rows (bench/datastore-versions.ts).
 // BENCH_ONLY=aggregate (not part of the default run): datastore_search with group_by and aggregates over HTTP beside the
 // same SQL on raw libSQL; BENCH_DS_ROWS (1000000), BENCH_AGG_REQUESTS (20).
 // BENCH_ONLY=backup (not part of the default run): backup and restore of 100,000 datasets and a 1,000,000-row table (bench/backup.ts).
@@ -122,6 +123,12 @@ if (only === 'profile') {
   console.log('\n# 3c. profile: the column profile job on the DataStore bench table (exact, and from the sample)')
   const { profileBench } = await import('./datastore-profile')
   await profileBench()
+}
+
+if (only === 'versions') {
+  console.log('\n# 3d. versions: table versions, 1 % of the rows changed per version (history size, write cost, as_of search)')
+  const { versionsBench } = await import('./datastore-versions')
+  await versionsBench()
 }
 
 if (only === 'aggregate') {

@@ -4,7 +4,8 @@ import { NotAuthorized, NotFound, ValidationError } from '../errors'
 import type { DataDict } from '../data-dict'
 import { loadPackage } from '../model/package'
 import type { ResourceRow } from '../model/resource'
-import { findResource, findResourceToRead } from '../datastore/access'
+import { datastoreReaderOf, findResource, findResourceToRead } from '../datastore/access'
+import { findTableByName } from '../datastore/registry'
 import { resourceIdOf } from '../datastore/params'
 import type { SqlSearchRules } from '../datastore/sql-search'
 import { canEditPackage, canReadPackage } from './package'
@@ -97,3 +98,18 @@ export const sqlSearchRules = (ctx: ActionContext): SqlSearchRules => ({
   permissionRefused: sqlPermissionRefused,
   readTables: (tables) => requireCanReadTables(ctx, tables),
 })
+
+/**
+ * datastore_search's read rule for actions over one table by `resource_id` (an id or alias):
+ * the table and its resource exist (else Not Found) and the caller may read its dataset. A
+ * missing id is left to the params check.
+ */
+export async function authorizeTableRead(ctx: ActionContext, input: DataDict) {
+  const name = resourceIdOf(input)
+  if (!name) return
+  const t = await findTableByName(datastoreReaderOf(ctx), name)
+  const res = t && (await findResourceToRead(ctx, t.id))
+  if (!res) throw new NotFound(`Resource "${name}" was not found.`)
+  if (!(await canReadTable(ctx, res)))
+    throw new NotAuthorized(`User ${callerName(ctx)} not authorized to read resource ${res.id}`)
+}

@@ -27,6 +27,14 @@ import {
 } from './registry'
 import { sqliteCode, sqliteMessage, type DatastoreDb } from './store'
 import { guessType } from './values'
+import {
+  copyAllStatement,
+  dropHistoryStatements,
+  dropHistoryTriggerStatements,
+  historyTableStatements,
+  historyTriggerStatements,
+  recordVersionStmt,
+} from './versions'
 
 export interface FieldIn {
   id: string
@@ -53,6 +61,8 @@ export interface CreateInput {
   fields_in_any_order?: boolean
   /** CKAN 2.11 (api_compat 2.11): a record's `""` for a column of any type but text is NULL. */
   blank_is_null?: boolean
+  /** Beyond CKAN: record a version per write batch (true), or stop and drop the history (false). */
+  versioned?: boolean
 }
 
 const fieldsError = (msg: string) => ValidationError.field('fields', msg)
@@ -169,7 +179,9 @@ export async function createOrAlter(
         throw ValidationError.field('triggers', noSuchFunction(t.function))
     await checkAliases(db, input.id, input.aliases ?? [])
 
-    const meta: TableMeta = { columns, primary_key, indexes, triggers }
+    const wasVersioned = !!existing?.versioned
+    const versioned = input.versioned ?? wasVersioned
+    const meta: TableMeta = { columns, primary_key, indexes, triggers, versioned }
     const table: DsTable = {
       ...meta,
       id: input.id,
@@ -178,6 +190,11 @@ export async function createOrAlter(
       position: new Map(columns.map((c, i) => [c.id, i])),
     }
     const stmts: RawStatement[] = []
+    // a dropped column's values stay readable at the earlier versions: every row's image is kept
+    // first (the history triggers name the columns: SQLite refuses the drop while they exist)
+    if (wasVersioned && versioned && dropped.length) stmts.push(copyAllStatement(input.id, existing!.columns))
+    if (wasVersioned && (dropped.length || !versioned)) stmts.push(...dropHistoryTriggerStatements(input.id))
+    if (wasVersioned && !versioned) stmts.push(...dropHistoryStatements(input.id))
     if (keyLost) stmts.push(...uniqueKeyStatements(input.id, []))
     if (indexesLost) stmts.push(...indexStatements(input.id, oldIndexes.length, []))
     const defs = columns.map((c, i) => ({ id: c.id, type: table.types[i]! }))
@@ -186,6 +203,8 @@ export async function createOrAlter(
         ? alterColumnStatements(input.id, defs, added, dropped)
         : createTableStatements(input.id, added)),
     )
+    if (versioned && (!wasVersioned || added.length || dropped.length))
+      stmts.push(...historyTableStatements(input.id), ...historyTriggerStatements(input.id, columns))
     const transform = await tableTransform(db, table, now)
     const inserts = input.records?.length
       ? insertRecords(table, input.records, 'insert', transform, { blankIsNull: input.blank_is_null })
@@ -199,6 +218,7 @@ export async function createOrAlter(
     if (input.aliases !== undefined)
       stmts.push(...aliasStatements(input.id, existing ? await aliasesOf(db, input.id) : [], input.aliases))
     stmts.push(saveTableStmt(input.id, meta, now(), existing))
+    if (versioned) stmts.push(recordVersionStmt(input.id, 'create', now()))
     const all = [writeGuard(input.id, existing?.version ?? 0), ...stmts]
     try {
       if (returning) return { fields: echoed, records: returnedRecords(table, await db.writeReturning(all)) }

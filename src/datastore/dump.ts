@@ -14,6 +14,7 @@ import { toList } from './params'
 import { planSearch, type OutColumn } from './query'
 import { findTableByName, type DsTable } from './registry'
 import { columnDecoders } from './search'
+import { asOfSource, resolveVersion, tableAt } from './versions'
 import { outFields } from './search-output'
 import { pgMessage } from './sql-guard'
 import { sqliteMessage, type DatastoreReader, type DsResult } from './store'
@@ -39,6 +40,8 @@ export interface DumpParams {
   distinct: boolean
   fields?: string
   sort?: string
+  /** Beyond CKAN: the table at a version or time of a versioned table (datastore_search's as_of). */
+  as_of?: string
 }
 
 /** A dump ready to send: its body reads the table as it is consumed. */
@@ -148,8 +151,17 @@ export async function openDump(
   // the caller's copy is current (its ETag names this version of the table): no rows are read
   if (unchanged?.(`${table.id}:${table.version}`)) return null
   let plan
+  let shown = table
   try {
-    plan = planSearch(table, {
+    let source: string | undefined
+    if (p.as_of) {
+      const v = await resolveVersion(db, table, p.as_of, 'as_of', ctx.now())
+      if (p.q) throw ValidationError.field('as_of', 'q is not available with as_of (the full-text index holds the current rows only)')
+      source = asOfSource(table, v)
+      shown = tableAt(table, v)
+    }
+    plan = planSearch(shown, {
+      source,
       q: p.q,
       plain: p.plain,
       language: p.language || ctx.config.str('service.datastore.default_fts_lang') || 'english',
@@ -167,10 +179,10 @@ export async function openDump(
       throw new DumpRefused(e.status, e.message)
     throw e
   }
-  const decode = columnDecoders(table, plan.columns, {
+  const decode = columnDecoders(shown, plan.columns, {
     msInTimestamp: ctx.config.bool('service.datastore.ms_in_timestamp'),
   })
-  const input = { p, table, columns: plan.columns, fields: outFields(plan.columns), decode }
+  const input = { p, table: shown, columns: plan.columns, fields: outFields(plan.columns), decode }
   const sql = `${plan.allSql} LIMIT ? OFFSET ?`
   const args = [...plan.countArgs, p.limit ?? -1, p.offset ?? 0]
   const rows = db.stream(sql, args, CHUNK_ROWS)[Symbol.asyncIterator]()

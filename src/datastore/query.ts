@@ -40,6 +40,17 @@ export interface SearchSpec {
    * as Python's str() of it (25 matches "25"), where 2.9 fails with "operator does not exist".
    */
   textFiltersAsText?: boolean
+  /**
+   * Beyond CKAN (as_of): a subquery (without arguments) giving `_id` and the columns of `t`, read
+   * in place of the table. Full text is not available over it (the index covers the present rows).
+   */
+  source?: string
+  /**
+   * `source` as the halves of its UNION ALL: a page in `_id` order is then read as a compound
+   * SELECT whose ORDER BY merges the halves as they come (each is in `_id` order already), so it
+   * reads only the rows up to the page instead of sorting the whole union.
+   */
+  sourceArms?: string[]
 }
 
 /** Python's str() of a JSON number or boolean, as CKAN 2.11 binds it for a text column. */
@@ -167,7 +178,7 @@ function arraySortTerms(expr: string, dir: string, nulls: string, numeric: boole
 }
 
 export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
-  const tbl = quoteIdent(t.id)
+  const tbl = spec.source ? `(${spec.source})` : quoteIdent(t.id)
   const fts = quoteIdent(internalNames(t.id).fts)
   const nfts = Math.max(1, t.columns.length)
   const where: string[] = []
@@ -329,6 +340,21 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
       (columns.map((c) => (c.col === -2 ? `(-${b} / (1.0 - ${b}))` : c.expr)).join(', ') || 't."_id"') +
       ` FROM m JOIN ${tbl} t ON t."_id" = m.id ORDER BY m.b ASC, m.id ASC`
     : `${allSql} LIMIT ? OFFSET ?`
+  const idAt = columns.findIndex((c) => c.col === -1)
+  const idOrder = order.length === 1 && /^t\."_id" (ASC|DESC)$/.exec(order[0]!.replace(/ NULLS (FIRST|LAST)$/, ''))
+  if (spec.sourceArms && !join && !spec.distinct && idAt >= 0 && idOrder) {
+    const arms = spec.sourceArms.map((arm) => `SELECT ${select} FROM (${arm}) t${whereSql}`)
+    return {
+      columns,
+      sql: `${arms.join(' UNION ALL ')} ORDER BY ${idAt + 1} ${idOrder[1]} LIMIT ? OFFSET ?`,
+      args: [...arms.flatMap(() => args), spec.limit, spec.offset],
+      countSql,
+      countArgs: args,
+      allSql,
+      where: whereSql,
+      from,
+    }
+  }
   return {
     columns,
     // both forms bind the query's arguments, then LIMIT and OFFSET

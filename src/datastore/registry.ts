@@ -5,6 +5,7 @@ import { NotFound, ValidationError } from '../errors'
 import { typeFromName, type ColumnType } from './column-types'
 import { sqliteMessage, type DatastoreDb, type DatastoreReader } from './store'
 import { PROFILE_DDL } from './profile'
+import { VERSION_DDL } from './versions'
 
 export interface DsColumn {
   id: string
@@ -28,6 +29,8 @@ export interface TableMeta {
   /** Non-unique indexes, each a list of columns. */
   indexes: string[][]
   triggers: TriggerRef[]
+  /** Beyond CKAN: every write batch records a version that datastore_search can read (as_of). */
+  versioned?: boolean
 }
 
 export interface DsTable extends TableMeta {
@@ -59,6 +62,7 @@ const DDL = [
      created TEXT NOT NULL)`,
   TABLE_METADATA_VIEW,
   ...PROFILE_DDL,
+  ...VERSION_DDL,
 ]
 
 export async function ensureRegistry(db: DatastoreDb) {
@@ -127,6 +131,7 @@ export function saveTableStmt(id: string, meta: TableMeta, now: string, previous
     primary_key: meta.primary_key,
     indexes: meta.indexes,
     triggers: meta.triggers,
+    ...(meta.versioned && { versioned: true }),
   }
   return previous
     ? {

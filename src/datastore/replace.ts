@@ -25,6 +25,7 @@ import {
   type TableMeta,
 } from './registry'
 import type { DatastoreDb } from './store'
+import { copyAllStatement, historyTableStatements, historyTriggerStatements, recordVersionStmt } from './versions'
 
 /**
  * The shadow's name: `_` keeps it out of reach of every action (no resource id starts with one)
@@ -64,6 +65,7 @@ export async function startReplacement(
     primary_key: existing && keep(existing.primary_key) ? existing.primary_key : [],
     indexes: existing ? existing.indexes.filter(keep) : [],
     triggers: existing?.triggers ?? [],
+    versioned: existing?.versioned,
   }
   const defs = columns.map((c, i) => ({ id: c.id, type: types[i]! }))
   const table: DsTable = {
@@ -73,7 +75,17 @@ export async function startReplacement(
     types,
     position: new Map(columns.map((c, i) => [c.id, i])),
   }
-  await db.write([...dropTableStatements(shadow, []), ...createTableStatements(shadow, defs)])
+  await db.write([
+    ...dropTableStatements(shadow, []),
+    ...createTableStatements(shadow, defs),
+    // a versioned table's _ids keep growing across the swap: "existed at version V" reads them
+    ...(meta.versioned
+      ? [{
+          sql: 'INSERT INTO sqlite_sequence (name, seq) SELECT ?, seq FROM sqlite_sequence WHERE name = ?',
+          args: [shadow, id],
+        }]
+      : []),
+  ])
   const transform = await tableTransform(db, table, now)
 
   return {
@@ -85,9 +97,12 @@ export async function startReplacement(
       await writeGuarded(db, async () => {
         const current = await findTable(db, id)
         const aliases = current ? await aliasesOf(db, id) : []
+        const versioned = !!current?.versioned
         const n = internalNames(id)
         const stmts: RawStatement[] = [
           writeGuard(id, current?.version ?? 0),
+          // the swap supersedes every row: their images are kept first
+          ...(versioned ? [copyAllStatement(id, current!.columns)] : []),
           // the alias views name the table: they go first and come back over the new one
           ...dropTableStatements(id, aliases),
           ...dropFtsTriggerStatements(shadow),
@@ -99,7 +114,9 @@ export async function startReplacement(
           ...(meta.primary_key.length ? uniqueKeyStatements(id, meta.primary_key) : []),
           ...indexStatements(id, 0, meta.indexes),
           ...aliasStatements(id, [], aliases),
-          saveTableStmt(id, meta, now(), current),
+          ...(versioned ? [...historyTableStatements(id), ...historyTriggerStatements(id, columns)] : []),
+          saveTableStmt(id, { ...meta, versioned }, now(), current),
+          ...(versioned ? [recordVersionStmt(id, 'load', now())] : []),
         ]
         await db.write(stmts)
       })

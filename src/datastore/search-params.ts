@@ -13,7 +13,7 @@ import { aggregationEcho, aggregationParams, type Aggregation } from './aggregat
 const KNOWN = new Set([
   'resource_id', 'id', 'filters', 'q', 'plain', 'language', 'distinct', 'fields', 'sort', 'limit',
   'offset', 'include_total', 'total_estimation_threshold', 'records_format', 'include_next_page', '_', 'callback',
-  'full_text', 'group_by', 'aggregates',
+  'full_text', 'group_by', 'aggregates', 'as_of',
 ])
 
 export const RECORDS_FORMATS = ['objects', 'lists', 'csv', 'tsv'] as const

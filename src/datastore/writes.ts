@@ -1,6 +1,7 @@
 // datastore_upsert and datastore_delete on an existing table (datastore.md §4, §5).
 import type { InValue } from '@libsql/client'
 import type { RawStatement } from '../db/executor'
+import { nowIso } from '../context'
 import { ValidationError } from '../errors'
 import { dropTableStatements } from './ddl'
 import { tableTransform } from './functions'
@@ -29,6 +30,11 @@ import {
   type DsTable,
 } from './registry'
 import { sqliteCode, sqliteMessage, type DatastoreDb } from './store'
+import { dropHistoryStatements, recordVersionStmt, type WriteKind } from './versions'
+
+/** The statement recording the version a batch makes, for a versioned table. */
+const versionStmts = (t: DsTable, kind: WriteKind, now: () => string): RawStatement[] =>
+  t.versioned ? [recordVersionStmt(t.id, kind, now())] : []
 
 export type UpsertMethod = 'upsert' | 'insert' | 'update'
 
@@ -100,7 +106,7 @@ export async function upsertRecords(
     if (opts.includeRecords) stmts = stmts.map((s) => withReturning(t, s))
     if (stmts.length) {
       stmts.unshift(writeGuard(id, t.version))
-      stmts.push(touchTableStmt(id))
+      stmts.push(touchTableStmt(id), ...versionStmts(t, method, opts.now))
     }
     try {
       if (opts.includeRecords)
@@ -134,7 +140,7 @@ export async function deleteRows(
   db: DatastoreDb,
   id: string,
   filters: Record<string, unknown>,
-  opts: { returnMax?: number; textFiltersAsText?: boolean } = {},
+  opts: { returnMax?: number; textFiltersAsText?: boolean; now?: () => string } = {},
 ): Promise<Row[] | undefined> {
   return writeGuarded(db, async () => {
     const t = await requireTable(db, id)
@@ -152,7 +158,12 @@ export async function deleteRows(
     try {
       if (opts.returnMax !== undefined)
         deleted = await rowsToDelete(db, t, plan.where, plan.countArgs, opts.returnMax)
-      await db.write([writeGuard(id, t.version), { sql, args: plan.countArgs }, touchTableStmt(id)])
+      await db.write([
+        writeGuard(id, t.version),
+        { sql, args: plan.countArgs },
+        touchTableStmt(id),
+        ...versionStmts(t, 'delete', opts.now ?? nowIso),
+      ])
     } catch (e) {
       if (isTableChanged(e)) throw e
       throw invalidQuery(sqliteMessage(e), sql, plan.countArgs)
@@ -166,7 +177,7 @@ export async function dropTable(db: DatastoreDb, id: string) {
   await writeGuarded(db, async () => {
     const t = await requireTable(db, id)
     const drop = dropTableStatements(id, await aliasesOf(db, id))
-    await db.write([writeGuard(id, t.version), ...drop, deleteTableStmt(id)])
+    await db.write([writeGuard(id, t.version), ...drop, ...dropHistoryStatements(id), deleteTableStmt(id)])
   })
 }
 
@@ -182,7 +193,13 @@ export async function rerunTriggers(db: DatastoreDb, id: string, now: () => stri
     if (!transform || !cols.length) return rows.length
     const { stmts, skipped } = rerunStatements(t, rows, transform)
     try {
-      if (stmts.length) await db.write([writeGuard(id, t.version), ...stmts, touchTableStmt(id)])
+      if (stmts.length)
+        await db.write([
+          writeGuard(id, t.version),
+          ...stmts,
+          touchTableStmt(id),
+          ...versionStmts(t, 'run_triggers', now),
+        ])
     } catch (e) {
       throw upsertError(e, t)
     }

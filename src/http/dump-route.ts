@@ -83,6 +83,8 @@ const query = z.object({
   distinct: z.string().optional().transform((v) => (v === undefined ? false : toBool(v))),
   fields: z.string().optional(),
   sort: z.string().optional(),
+  // beyond CKAN: a version number or an ISO timestamp of a versioned table
+  as_of: z.string().optional(),
 })
 
 const text = (body: string, status: number) =>

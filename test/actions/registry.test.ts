@@ -150,6 +150,9 @@ describe('registry', () => {
     const seed = new Set([
       ...SEED_READ_ACTIONS,
       'changes_list',
+      // table versions (issue 34)
+      'datastore_versions_list',
+      'datastore_diff',
       // CKAN 2.10's additions to get.py (issue 31), readable with GET there too
       'organization_followee_count',
       'dcat_catalog_show',

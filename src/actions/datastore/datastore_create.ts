@@ -1,5 +1,6 @@
 // datastore_create: creates or extends the DataStore table of a resource and appends records.
 import { z } from 'zod'
+import { pruneVersions } from '../../datastore/versions'
 import { defineAction } from '../action'
 import { apiAtLeast } from '../../config/api-compat'
 import { invoke } from '../invoke'
@@ -16,7 +17,7 @@ import {
 import { dsList, includeParam, recordCountParam, resourceIdOf, toList } from '../../datastore/params'
 import { checkRecordList } from '../../datastore/records'
 import { isValidTableName } from '../../datastore/ident'
-import { ckanBool, field, fail, MISSING } from '../../validation/fields'
+import { ckanBool, field, fail, MISSING, optBool } from '../../validation/fields'
 import { loadJobStatements, needsLoad } from '../../jobs/loader/enqueue'
 import { requestProfile } from '../../jobs/datastore-profile'
 
@@ -55,6 +56,7 @@ const params = z.looseObject({
   calculate_record_count: recordCountParam,
   delete_fields: ckanBool(false),
   include_records: includeParam,
+  versioned: optBool,
 })
 
 export const datastoreCreate = defineAction({
@@ -96,6 +98,11 @@ datastore_active flag is set.
 :param include_records: (CKAN 2.12) answer the inserted rows as written under records, with
   _id and every column after the table's triggers (optional, default: False)
 :type include_records: bool
+:param versioned: (beyond CKAN) keep the table's versions: every write batch (records, schema
+  changes, upserts, deletes, trigger runs, a load) makes a version that datastore_search reads with
+  as_of and datastore_diff compares; storage grows with the changed rows only. False stops it and
+  drops the history (optional, default: unchanged; new tables are not versioned)
+:type versioned: bool
 :param calculate_record_count: accepted for compatibility (true, false or "background"); totals
   are always exact here (optional, default: False)
 :type calculate_record_count: bool or string
@@ -160,9 +167,11 @@ datastore_active flag is set.
         include_records: p.include_records,
         fields_in_any_order: apiAtLeast(ctx.config, '2.11'),
         blank_is_null: apiAtLeast(ctx.config, '2.11'),
+        versioned: p.versioned,
       },
       ctx.now,
     )
+    await pruneVersions(db, id, ctx.config.str('service.datastore.versions.retention'), ctx.now())
     await setDatastoreActive(ctx, id, true)
     await requestProfile(ctx, id)
     if (p.fields) out.fields = fields

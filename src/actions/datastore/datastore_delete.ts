@@ -1,5 +1,6 @@
 // datastore_delete: deletes matching rows, or the whole table with its aliases.
 import { z } from 'zod'
+import { pruneVersions } from '../../datastore/versions'
 import { defineAction } from '../action'
 import { apiAtLeast } from '../../config/api-compat'
 import {
@@ -65,7 +66,9 @@ datastore_active flag is cleared.
       deleted = await deleteRows(db, id, p.filters, {
         returnMax,
         textFiltersAsText: apiAtLeast(ctx.config, '2.11'),
+        now: ctx.now,
       })
+      await pruneVersions(db, id, ctx.config.str('service.datastore.versions.retention'), ctx.now())
       await requestProfile(ctx, id)
     } else {
       await dropTable(db, id)

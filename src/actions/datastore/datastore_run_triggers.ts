@@ -1,5 +1,6 @@
 // datastore_run_triggers: re-applies a table's trigger functions to every row (sysadmins only).
 import { z } from 'zod'
+import { pruneVersions } from '../../datastore/versions'
 import { defineAction } from '../action'
 import { datastoreOf } from '../../datastore/access'
 import { rerunTriggers } from '../../datastore/writes'
@@ -21,7 +22,10 @@ in one transaction, or none when a function rejects a row.
 :rtype: int`,
   params: z.looseObject({ resource_id: reqString }),
   async run(ctx, p) {
-    const rows = await rerunTriggers(datastoreOf(ctx), p.resource_id, ctx.now)
+    const db = datastoreOf(ctx)
+    const id = p.resource_id
+    const rows = await rerunTriggers(db, id, ctx.now)
+    await pruneVersions(db, id, ctx.config.str('service.datastore.versions.retention'), ctx.now())
     await requestProfile(ctx, p.resource_id)
     return rows
   },

@@ -13,6 +13,7 @@ import { formatRecords, links, outFields } from '../../datastore/search-output'
 import { aggregateTable } from '../../datastore/aggregate'
 import type { OutField } from '../../datastore/formats'
 import { ValidationError } from '../../errors'
+import { asOfArms, asOfSource, resolveVersion, tableAt, type VersionRow } from '../../datastore/versions'
 
 /** 'asc' or 'desc' when the rows come in _id order only (keyset paging applies), else undefined. */
 function keysetDirection(spec: { sort?: string | string[]; q?: unknown; distinct?: boolean }): 'asc' | 'desc' | undefined {
@@ -84,6 +85,13 @@ export const datastoreSearch = defineAction({
   the same pass over the rows, so one sort of the matching rows), min and max the column's type.
   GET takes it as a JSON string.
 :type aggregates: list
+:param as_of: (beyond CKAN) read the table as it was at a version of datastore_versions_list (a
+  number), or at a time (an ISO timestamp, UTC unless it says otherwise: the last version at or
+  before it); the table must be versioned (datastore_create versioned: true). Filters, sort,
+  fields, paging, distinct, group_by and aggregates work as usual over the rows and columns of that
+  version; q and full_text do not. A version not recorded, pruned by
+  service.datastore.versions.retention, or later than the present is a Validation Error.
+:type as_of: int or string
 :returns: fields, records, limit, _links and (with include_total) total; with group_by or
   aggregates, fields are the group keys and aggregates and total is the number of groups
 :rtype: dictionary`,
@@ -103,6 +111,16 @@ export const datastoreSearch = defineAction({
       table = found
     }
     if (p.late) throw p.late
+    let asOf: VersionRow | undefined
+    if (input.as_of !== undefined && input.as_of !== null && input.as_of !== '') {
+      if (table === metadataTable) throw ValidationError.field('as_of', `${TABLE_METADATA} has no versions`)
+      asOf = await resolveVersion(db, table, input.as_of, 'as_of', ctx.now())
+      if ((typeof p.spec.q === 'string' && p.spec.q !== '') || (p.spec.q && typeof p.spec.q === 'object') || p.spec.fullText)
+        throw ValidationError.field('as_of', 'q and full_text are not available with as_of (the full-text index holds the current rows only)')
+      p.spec.source = asOfSource(table, asOf)
+      p.spec.sourceArms = asOfArms(table, asOf)
+      table = tableAt(table, asOf)
+    }
     // ckan: _table_metadata has no _full_text column (a per-column q fails in the query instead)
     if (table === metadataTable && ((typeof p.spec.q === 'string' && p.spec.q !== '') || p.spec.fullText))
       throw invalidQuery('column "_full_text" does not exist', `SELECT FROM "${TABLE_METADATA}"`, [])
@@ -115,8 +133,11 @@ export const datastoreSearch = defineAction({
       const maxGroups = ctx.config.int('service.datastore.aggregate.max_groups')
       outcome = await aggregateTable(db, table, p.spec, p.aggregation, { maxGroups, timeoutMs, msInTimestamp })
     } else {
-      const found = await searchTable(db, table, p.spec, p.include_total, { timeoutMs, msInTimestamp })
+      // a version's row count is recorded: an unfiltered total as_of it needs no count
+      const known = asOf && !p.spec.distinct && !Object.keys(p.spec.filters ?? {}).length ? asOf.total : undefined
+      const found = await searchTable(db, table, p.spec, p.include_total && known === undefined, { timeoutMs, msInTimestamp })
       outcome = { ...found, fields: outFields(found.plan.columns), columns: found.plan.columns }
+      if (p.include_total && known !== undefined) outcome.total = known
     }
     const fields = outcome.fields
     const result: Record<string, unknown> = {
@@ -129,6 +150,10 @@ export const datastoreSearch = defineAction({
       fields,
       records: formatRecords(p.records_format, fields, outcome.rows),
       _links: links(ctx.requestUrl, p.spec.offset, p.spec.limit),
+    }
+    if (asOf) {
+      result.as_of = input.as_of
+      result.version = asOf.version
     }
     if (p.include_total) {
       result.total = outcome.total

@@ -1,5 +1,6 @@
 // datastore_upsert: inserts, updates or upserts records of an existing DataStore table.
 import { z } from 'zod'
+import { pruneVersions } from '../../datastore/versions'
 import { defineAction } from '../action'
 import { apiAtLeast } from '../../config/api-compat'
 import {
@@ -74,7 +75,10 @@ text is written as null. All records are written or none.
       includeRecords: p.include_records,
       rules: { byId: apiAtLeast(ctx.config, '2.10'), blankIsNull: apiAtLeast(ctx.config, '2.11') },
     })
-    if (!p.dry_run) await requestProfile(ctx, id)
+    if (!p.dry_run) {
+      await pruneVersions(db, id, ctx.config.str('service.datastore.versions.retention'), ctx.now())
+      await requestProfile(ctx, id)
+    }
     const out: Record<string, unknown> = { ...input, resource_id: id }
     delete out.id
     delete out.force

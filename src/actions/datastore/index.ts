@@ -10,6 +10,8 @@ import { datastoreSearchSql } from './datastore_search_sql'
 import { datastoreFunctionCreate } from './datastore_function_create'
 import { datastoreFunctionDelete } from './datastore_function_delete'
 import { datastoreRunTriggers } from './datastore_run_triggers'
+import { datastoreVersionsList } from './datastore_versions_list'
+import { datastoreDiff } from './datastore_diff'
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const actions: Action<any, any>[] = [
@@ -23,4 +25,6 @@ export const actions: Action<any, any>[] = [
   datastoreFunctionCreate,
   datastoreFunctionDelete,
   datastoreRunTriggers,
+  datastoreVersionsList,
+  datastoreDiff,
 ]

@@ -9,6 +9,7 @@ import { ValueError } from '../../datastore/values'
 import { checkHeaders, columnsOf, guessTypes, overrides, SAMPLE_ROWS } from './columns'
 import { LoadError } from './errors'
 import { fileRows, type Cells, type FileKind } from './rows'
+import { pruneVersions } from '../../datastore/versions'
 
 /** Rows per write transaction: big enough to amortise a commit, small enough to keep memory flat. */
 export const BATCH_ROWS = 5000
@@ -116,6 +117,7 @@ async function loadOnce(deps: Deps, id: string, opts: LoadOptions, retyped: Map<
       await flush()
       await opts.beforeCommit?.()
       await rep.commit()
+      await pruneVersions(db, id, deps.config.str('service.datastore.versions.retention'), deps.now())
       return loaded
     } catch (e) {
       await rep.abandon().catch(() => {})
