@@ -37,6 +37,8 @@ const READ_TOOLS = [
   'tag_list',
   'datastore_search',
   'datastore_info',
+  'datastore_versions_list',
+  'datastore_diff',
   'changes_list',
   'status_show',
 ]
@@ -65,6 +67,8 @@ function toolInput(name: string, args: Dict): Dict {
   if (name === 'package_search') a.rows = Math.min(Number(a.rows ?? 10) || 10, 50)
   if (name === 'datastore_search') a.limit = Math.min(Number(a.limit ?? 20) || 20, 100)
   if (name === 'changes_list') a.limit = Math.min(Number(a.limit ?? 100) || 100, 1000)
+  if (name === 'datastore_versions_list') a.limit = Math.min(Number(a.limit ?? 20) || 20, 100)
+  if (name === 'datastore_diff') a.limit = Math.min(Number(a.limit ?? 50) || 50, 200)
   if ((name === 'organization_list' || name === 'group_list') && a.limit === undefined) a.limit = 100
   return a
 }
@@ -89,6 +93,9 @@ function toolResult(name: string, input: Dict, args: Dict, result: any): Dict {
     return out
   }
   if (name === 'datastore_info' && result?.profile?.columns) return { ...result, profile: briefProfile(result.profile) }
+  // a version's field list is the table's: left out of the list (datastore_info has it)
+  if (name === 'datastore_versions_list' && Array.isArray(result?.versions))
+    return { ...result, versions: result.versions.map(({ fields: _, ...v }: Dict) => v) }
   return result
 }
 
@@ -173,7 +180,9 @@ function toolDefinition(name: string, reg?: SchemaRegistry) {
       ? ' Returns at most 50 datasets, trimmed (pass full=true for whole dicts); next_start continues.'
       : name === 'datastore_search'
         ? ' Returns at most 100 rows; next_offset continues. For totals, counts or averages (by category or by month) pass group_by and aggregates instead of reading rows.'
-        : name === 'datastore_info'
+        : name === 'datastore_diff'
+          ? ' At most 200 changes a call (default 50); pass next_after as after to continue.'
+          : name === 'datastore_info'
           ? ' With include_profile=true, each column\'s profile (counts, distinct, min/max, mean, top values as [value, count], histogram as equal-width bin counts from..to); full=true for the whole profile.'
           : ''
   return {

@@ -111,6 +111,23 @@ describe('the MCP server at /mcp', () => {
     await anon.close()
   })
 
+  it('lists a versioned table\'s versions and diffs two of them, a private one refused', async () => {
+    const v = await t.ok('datastore_create', { resource: { package_id: 'mcp-data-1', name: 'V' }, versioned: true, fields: [{ id: 'k', type: 'text' }, { id: 'n', type: 'int' }], primary_key: ['k'], records: [{ k: 'a', n: 1 }, { k: 'b', n: 2 }] }, sys)
+    await t.ok('datastore_upsert', { resource_id: v.resource_id, records: [{ k: 'a', n: 10 }, { k: 'c', n: 3 }] }, sys)
+    const anon = await connect()
+    const list = parsed(await anon.callTool({ name: 'datastore_versions_list', arguments: { resource_id: v.resource_id } }))
+    expect(list.versions.length).toBeGreaterThanOrEqual(2)
+    expect(list.versions[0]).not.toHaveProperty('fields')
+    const [to, from] = [list.versions[0].version, list.versions[1].version]
+    const diff = parsed(await anon.callTool({ name: 'datastore_diff', arguments: { resource_id: v.resource_id, from, to } }))
+    expect(diff.added.map((r: any) => r.k)).toEqual(['c'])
+    expect(diff.changed.map((c: any) => [c.before.n, c.after.n])).toEqual([[1, 10]])
+    const secret = await t.ok('datastore_create', { resource: { package_id: 'mcp-secret', name: 'SV' }, versioned: true, fields: [{ id: 'x', type: 'int' }], records: [{ x: 1 }] }, sys)
+    const refused = await anon.callTool({ name: 'datastore_versions_list', arguments: { resource_id: secret.resource_id } })
+    expect(refused.isError).toBe(true)
+    await anon.close()
+  })
+
   it('calls datastore_search with an offset to continue, and reads the table and dataset resources', async () => {
     const anon = await connect()
     const page = parsed(await anon.callTool({ name: 'datastore_search', arguments: { resource_id: tableId, limit: 500 } }))
