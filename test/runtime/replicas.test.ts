@@ -143,6 +143,13 @@ describe('embedded replicas of one primary', () => {
         }
       })
     expect(primaryPid).toBeTruthy()
+    // no background job in flight: a job's claim is a write, and a write waits for the primary
+    // (the DataStore rows above queue a column profile job in each process that wrote them)
+    for (const base of [a, b])
+      await within(async () => {
+        const { jobs } = await action(base, 'status_show', {})
+        return jobs.queued === 0 && jobs.running.length === 0
+      }, 30_000)
     process.kill(Number(primaryPid), 'SIGSTOP')
     try {
       await new Promise((r) => setTimeout(r, 2 * SYNC_INTERVAL_S * 1000)) // syncs are due meanwhile
