@@ -8,7 +8,7 @@ import { ensureSiteUser } from '../src/model/site-user'
 import { jobKinds } from '../src/jobs/kinds'
 import { HARVEST_GATHER_KIND, HARVEST_IMPORT_KIND } from '../src/jobs/harvest/run'
 import { openNodeDeps } from '../src/runtime/node-worker'
-import { ActionError } from '../src/errors'
+import { messageOf } from '../src/transfer/importer'
 
 export const harvestUsage = `usage: npm run admin -- harvest sources
        npm run admin -- harvest run SOURCE
@@ -26,18 +26,6 @@ export const harvestHelp = `   sources      the harvest sources: name, type, fre
 type Dict = Record<string, any>
 
 const STATS = ['added', 'updated', 'not modified', 'deleted', 'errored'] as const
-
-/** The action's message for the terminal: a Validation Error's fields, else the message. */
-function messageOf(e: unknown): string {
-  if (e instanceof ActionError) {
-    const body = e.body() as Dict
-    const parts = Object.entries(body)
-      .filter(([k]) => k !== '__type')
-      .map(([k, v]) => (k === 'message' ? String(v) : `${k}: ${Array.isArray(v) ? v.join(' ') : String(v)}`))
-    return parts.length ? parts.join('; ') : e.message
-  }
-  return e instanceof Error ? e.message : String(e)
-}
 
 /** Runs the command; resolves to the process's exit code. */
 export async function harvestCommand(args: string[]): Promise<number> {

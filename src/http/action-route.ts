@@ -15,6 +15,7 @@ import { findTableByName } from '../datastore/registry'
 import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
 import { CSRF_FIELD, csrfProblem } from '../web/session'
 import { profileStamp } from '../datastore/profile'
+import { toBool } from '../validation/fields'
 
 /**
  * The validators of a GET answer: the ETag (the help URL carries the site URL, which answers hold,
@@ -25,9 +26,7 @@ async function answerValidators(deps: Deps, name: string, help: string, data: Da
   const tableParams = TABLE_READS[name]
   if (tableParams) {
     const named = tableParams.map((k) => data[k]).find((v) => v !== undefined && v !== null && v !== '')
-    version = `${version}.${await tableVersion(deps, named)}`
-    // a column profile is stored by its job, which moves neither the log nor the table's version
-    if (name === 'datastore_info' && isTruthy(data.include_profile)) version = `${version}.${await profileVersion(deps, named)}`
+    version = `${version}.${await tableVersion(deps, named, name === 'datastore_info' && toBool(data.include_profile))}`
   }
   return {
     etag: answerTag(help, data, callerTag(user), version, callback),
@@ -36,22 +35,18 @@ async function answerValidators(deps: Deps, name: string, help: string, data: Da
   }
 }
 
-const isTruthy = (v: unknown) => v === true || (typeof v === 'string' && /^(true|1|yes|on)$/i.test(v))
-
-/** The stored profile's version and time of a table (by id or alias); '-': none. */
-async function profileVersion(deps: Deps, name: unknown): Promise<string> {
+/**
+ * A DataStore table's id and version (every write to its rows or columns moves it); '-': none.
+ * `withProfile`: also its stored column profile's version and time, which its job stores without
+ * moving the log or the table's version.
+ */
+export async function tableVersion(deps: Deps, name: unknown, withProfile = false): Promise<string> {
   const db = deps.datastore?.reader ?? deps.datastore
   if (!db || typeof name !== 'string' || !name) return '-'
   const table = await findTableByName(db, name)
-  return table ? profileStamp(db, table.id) : '-'
-}
-
-/** A DataStore table's id and version (every write to its rows or columns moves it); '-': none. */
-export async function tableVersion(deps: Deps, name: unknown): Promise<string> {
-  const db = deps.datastore?.reader ?? deps.datastore
-  if (!db || typeof name !== 'string' || !name) return '-'
-  const table = await findTableByName(db, name)
-  return table ? `${table.id}:${table.version}` : '-'
+  if (!table) return '-'
+  const version = `${table.id}:${table.version}`
+  return withProfile ? `${version}.${await profileStamp(db, table.id)}` : version
 }
 
 /**
