@@ -44,14 +44,17 @@ export interface ExportCounts {
   rows: number
 }
 
-/** A JSON Lines file written a line at a time, waiting when the disk is slower than the reads. */
+/** A file written a line at a time (JSON Lines, CSV), waiting when the disk is slower than the reads. */
 class LineFile {
   private readonly out
   constructor(path: string) {
     this.out = createWriteStream(path)
   }
   async write(value: unknown) {
-    if (!this.out.write(JSON.stringify(value) + '\n')) await once(this.out, 'drain')
+    await this.line(JSON.stringify(value))
+  }
+  async line(text: string) {
+    if (!this.out.write(text + '\n')) await once(this.out, 'drain')
   }
   close() {
     return new Promise<void>((resolve, reject) => this.out.end((e?: Error | null) => (e ? reject(e) : resolve())))
@@ -150,18 +153,15 @@ export async function exportCatalogue(
 }
 
 async function writeTable(dir: string, id: string, table: SourceTable): Promise<number> {
-  const out = createWriteStream(join(dir, 'tables', `${id}.csv`))
-  const put = async (line: string) => {
-    if (!out.write(line + '\n')) await once(out, 'drain')
-  }
+  const out = new LineFile(join(dir, 'tables', `${id}.csv`))
   const ids = table.fields.map((f) => f.id as string)
-  await put(ids.map(cell).join(','))
+  await out.line(ids.map(cell).join(','))
   let rows = 0
   for await (const page of table.pages()) {
-    for (const r of page) await put(ids.map((k) => cell(r[k])).join(','))
+    for (const r of page) await out.line(ids.map((k) => cell(r[k])).join(','))
     rows += page.length
   }
-  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())))
+  await out.close()
   writeFileSync(
     join(dir, 'tables', `${id}.json`),
     JSON.stringify({ fields: table.fields, primary_key: table.primaryKey ?? [], indexes: table.indexes ?? [], rows }) + '\n',
