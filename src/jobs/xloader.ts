@@ -8,15 +8,20 @@ export const XLOADER_KIND = 'xloader'
 
 export const xloaderJob = defineJobKind({
   kind: XLOADER_KIND,
-  payload: z.looseObject({ resource_id: z.string().min(1), ignore_hash: z.boolean().optional() }),
+  payload: z.looseObject({
+    resource_id: z.string().min(1),
+    ignore_hash: z.boolean().optional(),
+    // the upload that queued the load (see loadOnResourceWrite)
+    file: z.object({ sha256: z.string(), size: z.number() }).optional(),
+  }),
   title: (p) => `xloader: ${p.resource_id}`,
-  async run(deps: Deps, { resource_id: id, ignore_hash }, job) {
+  async run(deps: Deps, { resource_id: id, ignore_hash, file }, job) {
     // A later load of the same resource is queued (the resource changed again, or was submitted
     // again): that one reads the resource as it will be, so this one has nothing to do. A queue
     // of repeated updates drains at once instead of loading each version in turn.
     const later = await laterLoad(deps, id, job.id)
     if (later) return { resource_id: id, superseded_by: later }
-    return runLoad(deps, id, { jobId: job.id, ignoreHash: ignore_hash })
+    return runLoad(deps, id, { jobId: job.id, ignoreHash: ignore_hash, upload: file })
   },
 })
 

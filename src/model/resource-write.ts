@@ -64,6 +64,8 @@ export type ResourceWriteEffects = (
   ctx: ActionContext,
   before: Record<string, unknown> | undefined,
   after: Record<string, unknown>,
+  /** The file this write stores (moved into place only after the batch commits). */
+  upload?: { sha256: string; size: number },
 ) => RawStatement[]
 
 /**
@@ -122,7 +124,7 @@ export async function saveResource(
   const others = dict.resources.filter((r) => r.id !== row.id)
   const list = [...others, shown].sort((a, b) => (a.position as number) - (b.position as number))
   const views = resourceDefaultViews(ctx, before, shown)
-  const load = effects(ctx, before, shown)
+  const load = effects(ctx, before, shown, res.upload)
   // changes_list: the resource itself, and its DataStore table when one appears or goes
   const logged = [changeRow('resource', row.id, 'upsert', existing?.state === 'active' ? 'updated' : 'created')]
   const hadTable = existing?.state === 'active' && !!existing.datastore_active

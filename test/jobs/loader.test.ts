@@ -347,6 +347,46 @@ describe('xloader_submit ignore_hash', () => {
     expect(await total(res.id)).toBe(3)
   })
 
+  it('loads a new upload even when a runner claims the job before the file is in place', async () => {
+    // the write commits (queuing the load) before its file moves from staging to the resource's
+    // key: a runner quick enough used to read the old file, find its hash unchanged and keep the
+    // old rows
+    const post = (action: string, fields: Record<string, string>, csv: string) => {
+      const form = new FormData()
+      for (const [k, v] of Object.entries(fields)) form.append(k, v)
+      form.append('upload', new Blob([csv], { type: 'text/csv' }), 'levels.csv')
+      return t.app.request(`/api/3/action/${action}`, { method: 'POST', headers: { Authorization: admin.apikey }, body: form })
+    }
+    const ds = await t.make.dataset(admin)
+    const created = await post('resource_create', { package_id: ds.id, format: 'CSV' }, 'k\n1\n2\n')
+    const res = ((await created.json()) as { result: { id: string } }).result
+    await runJobs(t)
+    expect(await total(res.id)).toBe(2)
+
+    const blobs = t.deps.blobs
+    const move = blobs.move.bind(blobs)
+    let moved = false
+    blobs.move = async (from, to) => {
+      await new Promise((r) => setTimeout(r, 400))
+      await move(from, to)
+      moved = true
+    }
+    try {
+      const updating = post('resource_update', { id: res.id, format: 'CSV' }, 'k\n1\n2\n3\n4\n')
+      const queued = async () =>
+        (await t.deps.jobs.list({ status: ['queued'] })).some((j) => (j.payload as { resource_id: string }).resource_id === res.id)
+      while (!(await queued())) await new Promise((r) => setTimeout(r, 5))
+      expect(moved).toBe(false)
+      const [ran] = await Promise.all([runJobs(t), updating])
+      expect(ran.ran).toBeGreaterThan(0)
+    } finally {
+      blobs.move = move
+    }
+    const st = await t.ok('xloader_status', { resource_id: res.id }, admin)
+    expect(st).toMatchObject({ status: 'complete', rows_loaded: 4 })
+    expect(await total(res.id)).toBe(4)
+  })
+
   it('hashes a linked file while loading it and keeps the table when it is unchanged', async () => {
     const res = await linked(t, admin, enc('k\n5\n6\n'))
     await runJobs(t)

@@ -42,7 +42,17 @@ export function loadJobStatements(
   }
 }
 
-/** The load a resource write causes, if any (see needsLoad). */
-export function loadOnResourceWrite(ctx: ActionContext, before: Res | undefined, after: Res): RawStatement[] {
-  return needsLoad(before, after) ? loadJobStatements(ctx, String(after.id)) : []
+/**
+ * The load a resource write causes, if any (see needsLoad). A new upload's file reaches its key
+ * only after the write commits, and the job may start before that: it names the file it is for
+ * (hash and size), and the load waits for that file instead of reading the one it replaces.
+ */
+export function loadOnResourceWrite(
+  ctx: ActionContext,
+  before: Res | undefined,
+  after: Res,
+  upload?: { sha256: string; size: number },
+): RawStatement[] {
+  if (!needsLoad(before, after)) return []
+  return loadJobStatements(ctx, String(after.id), upload ? { file: { sha256: upload.sha256, size: upload.size } } : {})
 }

@@ -24,6 +24,8 @@ export interface RunLoadOptions {
   file?: { open: () => Promise<ReadableStream<Uint8Array>>; kind: FileKind }
   /** Called after each batch with the rows loaded so far. */
   onProgress?: (rows: number) => void
+  /** The upload the load was queued for: waited for at the resource's key (see waitForUpload). */
+  upload?: { sha256: string; size: number }
 }
 
 export interface LoadOutcome {
@@ -45,6 +47,7 @@ class Unchanged extends Error {}
  */
 export async function runLoad(deps: Deps, id: string, opts: RunLoadOptions): Promise<LoadOutcome> {
   const ctx = systemContext(deps)
+  if (opts.upload && !opts.file) await waitForUpload(deps, id, opts.upload)
   const last = await findLoadValue(ctx, id)
   const status: LoadStatus = {
     job_id: opts.jobId,
@@ -119,5 +122,32 @@ export async function runLoad(deps: Deps, id: string, opts: RunLoadOptions): Pro
     const message = e instanceof LoadError ? e.message : `${(e as Error)?.message ?? String(e)}`
     await save({ state: 'error', error: message }).catch(() => {})
     throw e
+  }
+}
+
+/** How long a load waits for the upload it was queued for to reach the resource's key. */
+export const UPLOAD_WAIT_MS = 30_000
+
+/**
+ * Waits until the resource's key holds the upload the load was queued for. The write that queued
+ * the load moves its file into place only after its batch commits, so a runner that claims the
+ * job at once could otherwise read the file being replaced (and, its hash unchanged, keep the old
+ * rows). Gives up after UPLOAD_WAIT_MS (a later upload replaced it, or the move failed and was
+ * logged): the load then reads whatever the key holds. True when the file arrived.
+ */
+export async function waitForUpload(
+  deps: Deps,
+  id: string,
+  want: { sha256: string; size: number },
+): Promise<boolean> {
+  const res = await findResource(systemContext(deps), id)
+  if (!res || res.url_type !== 'upload' || !res.url) return false
+  const key = uploadKey(id, String(res.url))
+  const until = Date.now() + UPLOAD_WAIT_MS
+  for (let pause = 10; ; pause = Math.min(pause * 2, 500)) {
+    const info = await deps.blobs.head(key).catch(() => undefined)
+    if (info && (info.sha256 ? info.sha256 === want.sha256 : info.size === want.size)) return true
+    if (Date.now() >= until) return false
+    await new Promise((resolve) => setTimeout(resolve, pause))
   }
 }
