@@ -10,7 +10,7 @@ import { createOrAlter } from '../src/datastore/create'
 import { requireTable } from '../src/datastore/registry'
 import { searchTable } from '../src/datastore/search'
 import type { SearchSpec } from '../src/datastore/query'
-import { asOfArms, asOfSource, resolveVersion, tableAt } from '../src/datastore/versions'
+import { asOfSearch, resolveVersion, tableAt } from '../src/datastore/versions'
 import { upsertRecords } from '../src/datastore/writes'
 import { openDatastore } from '../src/runtime/node-datastore'
 import { DS_FIELDS, dsBatch } from './lib/ds-rows'
@@ -49,7 +49,7 @@ export async function versionsBench(log: Log = console.log) {
     // versioning turned on for one of the two: its history starts empty
     await createOrAlter(db, { id: ids.versioned, versioned: true }, now)
     const tableNames = (id: string) => [id, `_fts_${id}`, `_fts_${id}_data`, `_fts_${id}_idx`, `_fts_${id}_docsize`, `_fts_${id}_config`, `_pk_${id}`, `_idx_${id}_0`]
-    const histNames = (id: string) => [`_hist_${id}`, `_hidx_${id}`]
+    const histNames = (id: string) => [`_hist_${id}`, `_hidx_${id}`, ...[0, 1, 2, 3].map((n) => `_hidx_${id}_${n}`)]
     const tableBytes = await bytesOf(db, tableNames(ids.versioned))
     const plainBytes = await bytesOf(db, tableNames(ids.plain))
     log(`table: ${mb(tableBytes)} with its indexes and full-text index (the unversioned copy: ${mb(plainBytes)})`)
@@ -90,6 +90,7 @@ export async function versionsBench(log: Log = console.log) {
       ['category = 7, with total', { ...base, filters: { category: 7 } }, true],
       ['category = 7, page only', { ...base, filters: { category: 7 } }, false],
       ['page at offset 5000 by _id', { ...base, offset: 5000 }, false],
+      ['page after _id 5000 (keyset), by _id', { ...base, filters: { _id: { gt: 5000 } } }, false],
       ['amount > 5000 sorted by amount, page', { ...base, filters: { amount: { gt: 5000 } }, sort: 'amount' }, false],
     ]
     const runs = Number(process.env.BENCH_VERSIONS_RUNS ?? 21)
@@ -101,7 +102,7 @@ export async function versionsBench(log: Log = console.log) {
           if (asOf) {
             // as the action: the version's total when nothing is filtered
             const unfiltered = !spec.filters
-            await searchTable(db, tableAt(t, oldest), { ...spec, source: asOfSource(t, oldest), sourceArms: asOfArms(t, oldest) }, total && !unfiltered)
+            await searchTable(db, tableAt(t, oldest), { ...spec, ...asOfSearch(t, oldest, spec.filters) }, total && !unfiltered)
           } else await searchTable(db, t, spec, total)
           ms.push(performance.now() - s)
         }

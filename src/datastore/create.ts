@@ -28,11 +28,11 @@ import {
 import { sqliteCode, sqliteMessage, type DatastoreDb } from './store'
 import { guessType } from './values'
 import {
-  copyAllStatement,
   dropHistoryStatements,
   dropHistoryTriggerStatements,
   historyTableStatements,
   historyTriggerStatements,
+  keepUnchangedStatement,
   recordVersionStmt,
 } from './versions'
 
@@ -190,9 +190,9 @@ export async function createOrAlter(
       position: new Map(columns.map((c, i) => [c.id, i])),
     }
     const stmts: RawStatement[] = []
-    // a dropped column's values stay readable at the earlier versions: every row's image is kept
-    // first (the history triggers name the columns: SQLite refuses the drop while they exist)
-    if (wasVersioned && versioned && dropped.length) stmts.push(copyAllStatement(input.id, existing!.columns))
+    // a dropped column's values stay readable at the earlier versions: the rows never changed get
+    // their image first (the history triggers name the columns: SQLite refuses the drop while they exist)
+    if (wasVersioned && versioned && dropped.length) stmts.push(keepUnchangedStatement(input.id, existing!.columns))
     if (wasVersioned && (dropped.length || !versioned)) stmts.push(...dropHistoryTriggerStatements(input.id))
     if (wasVersioned && !versioned) stmts.push(...dropHistoryStatements(input.id))
     if (keyLost) stmts.push(...uniqueKeyStatements(input.id, []))
@@ -203,8 +203,12 @@ export async function createOrAlter(
         ? alterColumnStatements(input.id, defs, added, dropped)
         : createTableStatements(input.id, added)),
     )
-    if (versioned && (!wasVersioned || added.length || dropped.length))
-      stmts.push(...historyTableStatements(input.id), ...historyTriggerStatements(input.id, columns))
+    // the history follows the columns, the key and the indexes
+    if (versioned && (!wasVersioned || added.length || dropped.length || input.primary_key !== undefined || input.indexes !== undefined || indexesLost || keyLost))
+      stmts.push(
+        ...(await historyTableStatements(db, input.id, { columns, primary_key, indexes })),
+        ...historyTriggerStatements(input.id, columns),
+      )
     const transform = await tableTransform(db, table, now)
     const inserts = input.records?.length
       ? insertRecords(table, input.records, 'insert', transform, { blankIsNull: input.blank_is_null })

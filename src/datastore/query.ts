@@ -51,6 +51,12 @@ export interface SearchSpec {
    * reads only the rows up to the page instead of sorting the whole union.
    */
   sourceArms?: string[]
+  /**
+   * A count of `source` under the search's filters as a sum of counts over these subqueries
+   * (each like `source`): those in `plus` added, those in `minus` taken away. Each is an index
+   * range where `source` would be read row by row.
+   */
+  countTerms?: { plus: string[]; minus: string[] }
 }
 
 /** Python's str() of a JSON number or boolean, as CKAN 2.11 binds it for a text column. */
@@ -75,8 +81,10 @@ export interface PlannedSearch {
   /** The page query (LIMIT/OFFSET bound last). */
   sql: string
   args: InValue[]
-  /** The match count query. */
+  /** The match count query, with its arguments. */
   countSql: string
+  countSqlArgs: InValue[]
+  /** The arguments of `where`, `from` and `allSql` (and of countSql, but for countTerms). */
   countArgs: InValue[]
   /** The rows query without paging (the dump streams it). */
   allSql: string
@@ -327,7 +335,12 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
   // Only a whole-row MATCH: the full-text table alone knows the matches (its triggers keep it row
   // for row with the table), so count there and rank-page there before touching the table.
   const onlyMatch = join !== '' && where.length === 1 && typeof q === 'string' && !spec.distinct
-  const countSql = spec.distinct
+  const terms = spec.countTerms && !join && !spec.distinct ? spec.countTerms : undefined
+  const termCount = (src: string) => `(SELECT count(*) FROM (${src}) t${whereSql})`
+  const countSqlArgs = terms ? [...terms.plus, ...terms.minus].flatMap(() => args) : args
+  const countSql = terms
+    ? `SELECT ${terms.plus.map(termCount).join(' + ')}${terms.minus.map((m) => ` - ${termCount(m)}`).join('')}`
+    : spec.distinct
     ? `SELECT count(*) FROM (SELECT DISTINCT ${select}${from})`
     : onlyMatch
       ? `SELECT count(*) FROM ${fts} WHERE ${fts} MATCH ?`
@@ -349,6 +362,7 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
       sql: `${arms.join(' UNION ALL ')} ORDER BY ${idAt + 1} ${idOrder[1]} LIMIT ? OFFSET ?`,
       args: [...arms.flatMap(() => args), spec.limit, spec.offset],
       countSql,
+      countSqlArgs,
       countArgs: args,
       allSql,
       where: whereSql,
@@ -361,6 +375,7 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
     sql: pageSql,
     args: [...args, spec.limit, spec.offset],
     countSql,
+    countSqlArgs,
     countArgs: args,
     allSql,
     where: whereSql,

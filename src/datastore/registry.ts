@@ -5,7 +5,7 @@ import { NotFound, ValidationError } from '../errors'
 import { typeFromName, type ColumnType } from './column-types'
 import { sqliteMessage, type DatastoreDb, type DatastoreReader } from './store'
 import { PROFILE_DDL } from './profile'
-import { VERSION_DDL } from './versions'
+import { upgradeHistoryTables, VERSION_DDL } from './versions'
 
 export interface DsColumn {
   id: string
@@ -67,6 +67,7 @@ const DDL = [
 
 export async function ensureRegistry(db: DatastoreDb) {
   await db.write(DDL.map((sql) => ({ sql, args: [] })))
+  await upgradeHistoryTables(db)
 }
 
 /**

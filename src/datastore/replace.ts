@@ -25,7 +25,7 @@ import {
   type TableMeta,
 } from './registry'
 import type { DatastoreDb } from './store'
-import { copyAllStatement, historyTableStatements, historyTriggerStatements, recordVersionStmt } from './versions'
+import { closeAllStatements, historyTableStatements, historyTriggerStatements, recordVersionStmt } from './versions'
 
 /**
  * The shadow's name: `_` keeps it out of reach of every action (no resource id starts with one)
@@ -102,7 +102,7 @@ export async function startReplacement(
         const stmts: RawStatement[] = [
           writeGuard(id, current?.version ?? 0),
           // the swap supersedes every row: their images are kept first
-          ...(versioned ? [copyAllStatement(id, current!.columns)] : []),
+          ...(versioned ? closeAllStatements(id, current!.columns) : []),
           // the alias views name the table: they go first and come back over the new one
           ...dropTableStatements(id, aliases),
           ...dropFtsTriggerStatements(shadow),
@@ -114,7 +114,9 @@ export async function startReplacement(
           ...(meta.primary_key.length ? uniqueKeyStatements(id, meta.primary_key) : []),
           ...indexStatements(id, 0, meta.indexes),
           ...aliasStatements(id, [], aliases),
-          ...(versioned ? [...historyTableStatements(id), ...historyTriggerStatements(id, columns)] : []),
+          ...(versioned
+            ? [...(await historyTableStatements(db, id, meta)), ...historyTriggerStatements(id, columns)]
+            : []),
           saveTableStmt(id, { ...meta, versioned }, now(), current),
           ...(versioned ? [recordVersionStmt(id, 'load', now())] : []),
         ]

@@ -133,7 +133,7 @@ export async function searchTable(
     // over a network the count rides along in the page's round trip
     const batch = db.queryBatch
     ;[page, counted] = (await run(
-      () => batch([{ sql: plan.sql, args: plan.args as InValue[] }, { sql: plan.countSql, args: plan.countArgs as InValue[] }]),
+      () => batch([{ sql: plan.sql, args: plan.args as InValue[] }, { sql: plan.countSql, args: plan.countSqlArgs }]),
       plan.sql,
       plan.args,
     )) as [DsResult, DsResult]
@@ -141,7 +141,7 @@ export async function searchTable(
     // a runner with a local pool runs the count beside the page instead of after it (over a
     // network it would be one more request, even where the page turns out to hold every match)
     if (includeTotal && runner?.concurrent) {
-      counting = run(() => query(plan.countSql, plan.countArgs as InValue[]), plan.countSql, plan.countArgs)
+      counting = run(() => query(plan.countSql, plan.countSqlArgs), plan.countSql, plan.countSqlArgs)
       counting.catch(() => {}) // awaited below unless the page fails first or already holds every match
     }
     page = await run(() => query(plan.sql, plan.args as InValue[]), plan.sql, plan.args)
@@ -155,7 +155,7 @@ export async function searchTable(
     else if (counted) total = Number(counted.rows[0]?.[0] ?? 0)
     else {
       const c = await (counting ??
-        run(() => query(plan.countSql, plan.countArgs as InValue[]), plan.countSql, plan.countArgs))
+        run(() => query(plan.countSql, plan.countSqlArgs), plan.countSql, plan.countSqlArgs))
       total = Number(c.rows[0]?.[0] ?? 0)
     }
   }

@@ -5,7 +5,7 @@ import type { RawStatement } from '../db/executor'
 import { ValidationError } from '../errors'
 import { parseType } from './column-types'
 import { quoteIdent } from './ident'
-import type { DsColumn, DsTable } from './registry'
+import type { DsColumn, DsTable, TableMeta } from './registry'
 import type { DatastoreDb, DatastoreReader } from './store'
 
 /*
@@ -13,15 +13,29 @@ import type { DatastoreDb, DatastoreReader } from './store'
  * versioned table records each of its versions in `_ds_version` (time, kind of write, the largest
  * `_id` at that version, its columns, row counts). Rows are never copied on insert: `_id` is
  * AUTOINCREMENT and never reused, so a row existed at version V when its `_id` is at most V's
- * `max_id` and it was not removed by then. An update or delete copies the old image of the row
- * (JSON, keyed by column name) into `_hist_<id>` with `_v_to`, the last version it was current in;
- * the image of a row at V is its first image with `_v_to >= V`, else the row as it is now. A column
- * drop and a load's swap copy every row first; a column added later is left out of earlier
- * versions by their own column lists.
+ * `max_id` and it was not removed by then.
+ *
+ * `_hist_<id>` keeps row images in typed columns (every column the table has had since it became
+ * versioned) with the versions each was current in, `_v_from` to `_v_to`. The first change of a
+ * row (update or delete) keeps its old image (from 0: the row's birth is told by `max_id`) and,
+ * for an update, its new one as the row's current image (`_v_to` = CURRENT); later changes close
+ * the current image and open another. So a row of the table with no image has never changed, and
+ * one with images has exactly one current image, equal to the row. The table at V is
+ *   the table's rows with `_id` <= V's max_id and no image, plus
+ *   the images with `_v_from` <= V <= `_v_to` and `_id` <= max_id,
+ * and a filtered count at V needs no row-by-row check: the table's count, minus the current images
+ * opened after V, plus the images closed since V that were current at V (each an index range of
+ * the history's copies of the table's indexes). Storage grows with the changed rows (two images a
+ * row changed once); a load's swap closes every image and keeps the rows never changed; a column
+ * drop keeps the rows never changed as current images (their dropped values stay readable).
  */
 
 export const histName = (id: string) => `_hist_${id}`
 const trgName = (id: string, op: 'upd' | 'del') => `_trg_${id}_h${op}`
+const hidxName = (id: string, n?: number) => (n === undefined ? `_hidx_${id}` : `_hidx_${id}_${n}`)
+
+/** `_v_to` of a row's current image (2^53 - 1: exact in JavaScript and SQLite alike). */
+export const CURRENT = 9007199254740991
 
 export const VERSION_DDL = [
   `CREATE TABLE IF NOT EXISTS _ds_version (
@@ -34,18 +48,113 @@ export type WriteKind = 'create' | 'insert' | 'upsert' | 'update' | 'delete' | '
 
 const s = (sql: string): RawStatement => ({ sql, args: [] })
 const lit = (v: string) => `'${v.replaceAll("'", "''")}'`
+/** The version before the batch (the batch's writeGuard bumps it last): images close at it. */
 const versionOf = (id: string) => `(SELECT version FROM _ds_table WHERE id = ${lit(id)})`
-const image = (columns: DsColumn[], row: string) =>
-  `json_object(${columns.map((c) => `${lit(c.id)}, ${row}.${quoteIdent(c.id)}`).join(', ')})`
 
-/** The history table of `id` (kept across swaps and column changes). */
-export const historyTableStatements = (id: string): RawStatement[] => [
-  s(
-    `CREATE TABLE IF NOT EXISTS ${quoteIdent(histName(id))} (_id INTEGER NOT NULL, _v_to INTEGER NOT NULL, ` +
-      `_row TEXT NOT NULL, PRIMARY KEY (_id, _v_to)) WITHOUT ROWID`,
-  ),
-  s(`CREATE INDEX IF NOT EXISTS ${quoteIdent(`_hidx_${id}`)} ON ${quoteIdent(histName(id))} (_v_to)`),
-]
+/** The shape a table's history needs: its columns and the columns of its key and indexes. */
+export interface HistoryShape {
+  columns: DsColumn[]
+  primary_key: string[]
+  indexes: string[][]
+}
+
+/**
+ * Creates `id`'s history table or brings it up to `shape`: missing columns added (none dropped:
+ * earlier versions read them), and the table's key and indexes copied, each followed by
+ * `_v_to, _v_from`, so a filter as_of a version uses an index in the history as in the table.
+ */
+export async function historyTableStatements(db: DatastoreReader, id: string, shape: HistoryShape): Promise<RawStatement[]> {
+  const h = quoteIdent(histName(id))
+  const { rows: have } = await db.query('SELECT name FROM pragma_table_info(?)', [histName(id)])
+  const present = new Set(have.map((r) => String(r[0])))
+  const out: RawStatement[] = []
+  if (!present.size)
+    out.push(
+      s(
+        `CREATE TABLE ${h} (_id INTEGER NOT NULL, _v_to INTEGER NOT NULL, _v_from INTEGER NOT NULL` +
+          shape.columns.map((c) => `, ${quoteIdent(c.id)}`).join('') +
+          ', PRIMARY KEY (_id, _v_to)) WITHOUT ROWID',
+      ),
+    )
+  else for (const c of shape.columns) if (!present.has(c.id)) out.push(s(`ALTER TABLE ${h} ADD COLUMN ${quoteIdent(c.id)}`))
+  const { rows: indexes } = await db.query(
+    "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+    [histName(id)],
+  )
+  for (const r of indexes) out.push(s(`DROP INDEX IF EXISTS ${quoteIdent(String(r[0]))}`))
+  return [...out, ...historyIndexStatements(id, shape)]
+}
+
+function historyIndexStatements(id: string, shape: HistoryShape): RawStatement[] {
+  const h = quoteIdent(histName(id))
+  const sets = [...(shape.primary_key.length ? [shape.primary_key] : []), ...shape.indexes]
+  // each twice: with the versions next (a count's ranges), and alone (its entries end with the
+  // key, `_id` first: a page in `_id` order walks it instead of sorting)
+  return [
+    s(`CREATE INDEX ${quoteIdent(hidxName(id))} ON ${h} (_v_to, _v_from)`),
+    ...sets.flatMap((set, n) => [
+      s(`CREATE INDEX ${quoteIdent(hidxName(id, 2 * n))} ON ${h} (${set.map(quoteIdent).join(', ')}, _v_to, _v_from)`),
+      s(`CREATE INDEX ${quoteIdent(hidxName(id, 2 * n + 1))} ON ${h} (${set.map(quoteIdent).join(', ')})`),
+    ]),
+  ]
+}
+
+/**
+ * Rewrites the histories kept by the first form of table versions (each superseded image as one
+ * JSON text, no current images) in the present form, one table per batch. Run when the DataStore
+ * opens; a database without such tables costs one query.
+ */
+export async function upgradeHistoryTables(db: DatastoreDb) {
+  const { rows } = await db.query(
+    "SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE '\\_hist\\_%' ESCAPE '\\' AND sql LIKE '%\\_row TEXT%' ESCAPE '\\'",
+  )
+  for (const [name] of rows) {
+    const id = String(name).slice('_hist_'.length)
+    // the registry's entry as stored (registry.ts runs this while it opens)
+    const { rows: entry } = await db.query('SELECT meta FROM _ds_table WHERE id = ?', [id])
+    const t = entry[0] ? (JSON.parse(String(entry[0][0])) as TableMeta) : undefined
+    if (!t) {
+      await db.write([s(`DROP TABLE IF EXISTS ${quoteIdent(String(name))}`)])
+      continue
+    }
+    // every column some kept version has, then the table's own
+    const { rows: lists } = await db.query('SELECT columns FROM _ds_version WHERE table_id = ?', [id])
+    const columns = new Map<string, DsColumn>()
+    for (const [list] of lists) for (const c of JSON.parse(String(list)) as DsColumn[]) columns.set(c.id, c)
+    for (const c of t.columns) columns.set(c.id, c)
+    const all = [...columns.values()]
+    const h = quoteIdent(histName(id))
+    const old = quoteIdent(`_hist_old_${id}`)
+    const names = all.map((c) => `, ${quoteIdent(c.id)}`).join('')
+    const current = all.filter((c) => t.columns.some((d) => d.id === c.id))
+    await db.write([
+      ...dropHistoryTriggerStatements(id),
+      s(`DROP INDEX IF EXISTS ${quoteIdent(hidxName(id))}`),
+      s(`ALTER TABLE ${h} RENAME TO ${old}`),
+      s(
+        `CREATE TABLE ${h} (_id INTEGER NOT NULL, _v_to INTEGER NOT NULL, _v_from INTEGER NOT NULL${names}, ` +
+          'PRIMARY KEY (_id, _v_to)) WITHOUT ROWID',
+      ),
+      // each image was current from the version after the row's previous image
+      s(
+        `INSERT INTO ${h} (_id, _v_to, _v_from${names}) SELECT _id, _v_to, ` +
+          'coalesce(lag(_v_to) OVER (PARTITION BY _id ORDER BY _v_to) + 1, 0)' +
+          all.map((c) => `, json_extract(_row, ${lit(`$."${c.id}"`)})`).join('') +
+          ` FROM ${old}`,
+      ),
+      // a row of the table with images gets its current one
+      s(
+        `INSERT INTO ${h} (_id, _v_to, _v_from${current.map((c) => `, ${quoteIdent(c.id)}`).join('')}) ` +
+          `SELECT t._id, ${CURRENT}, (SELECT max(_v_to) FROM ${old} o WHERE o._id = t._id) + 1` +
+          current.map((c) => `, t.${quoteIdent(c.id)}`).join('') +
+          ` FROM ${quoteIdent(id)} t WHERE EXISTS (SELECT 1 FROM ${old} o WHERE o._id = t._id)`,
+      ),
+      s(`DROP TABLE ${old}`),
+      ...historyIndexStatements(id, t),
+      ...historyTriggerStatements(id, t.columns),
+    ])
+  }
+}
 
 export const dropHistoryTriggerStatements = (id: string): RawStatement[] => [
   s(`DROP TRIGGER IF EXISTS ${quoteIdent(trgName(id, 'upd'))}`),
@@ -53,28 +162,66 @@ export const dropHistoryTriggerStatements = (id: string): RawStatement[] => [
 ]
 
 /**
- * The triggers that copy a row's old image on update (only when a value changed; a row updated
- * twice in one batch keeps its first image) and on delete. Recreated whenever the columns change.
+ * The triggers that keep the images (see above) on update (only when a value changed; a row
+ * updated twice in one batch has its current image rewritten) and on delete. Recreated whenever
+ * the columns change.
  */
 export function historyTriggerStatements(id: string, columns: DsColumn[]): RawStatement[] {
   const t = quoteIdent(id)
-  const ins = (row: string) =>
-    `INSERT OR IGNORE INTO ${quoteIdent(histName(id))} (_id, _v_to, _row) VALUES (${row}._id, ${versionOf(id)}, ${image(columns, row)});`
+  const h = quoteIdent(histName(id))
+  const P = versionOf(id)
+  const names = columns.map((c) => `, ${quoteIdent(c.id)}`).join('')
+  const values = (row: string) => columns.map((c) => `, ${row}.${quoteIdent(c.id)}`).join('')
+  // the row's first change: its image until now, current since its birth
+  const keepOld =
+    `INSERT INTO ${h} (_id, _v_to, _v_from${names}) SELECT OLD._id, ${P}, 0${values('OLD')} ` +
+    `WHERE NOT EXISTS (SELECT 1 FROM ${h} WHERE _id = OLD._id);`
+  // a current image from an earlier batch is closed at the version before this one
+  const close = `UPDATE ${h} SET _v_to = ${P} WHERE _id = OLD._id AND _v_to = ${CURRENT} AND _v_from <= ${P};`
+  const set = columns.map((c) => `${quoteIdent(c.id)} = NEW.${quoteIdent(c.id)}`).join(', ')
   const changed = columns.length
     ? columns.map((c) => `OLD.${quoteIdent(c.id)} IS NOT NEW.${quoteIdent(c.id)}`).join(' OR ')
     : '0'
+  const update = [
+    keepOld,
+    close,
+    // changed again in the same batch: its current image follows
+    ...(columns.length ? [`UPDATE ${h} SET ${set} WHERE _id = NEW._id AND _v_to = ${CURRENT};`] : []),
+    `INSERT INTO ${h} (_id, _v_to, _v_from${names}) SELECT NEW._id, ${CURRENT}, ${P} + 1${values('NEW')} ` +
+      `WHERE NOT EXISTS (SELECT 1 FROM ${h} WHERE _id = NEW._id AND _v_to = ${CURRENT});`,
+  ]
+  const remove = [
+    keepOld,
+    // a current image this batch opened goes; an earlier one is closed
+    `DELETE FROM ${h} WHERE _id = OLD._id AND _v_to = ${CURRENT} AND _v_from > ${P};`,
+    close,
+  ]
   return [
     ...dropHistoryTriggerStatements(id),
-    s(`CREATE TRIGGER ${quoteIdent(trgName(id, 'upd'))} AFTER UPDATE ON ${t} WHEN ${changed} BEGIN ${ins('OLD')} END`),
-    s(`CREATE TRIGGER ${quoteIdent(trgName(id, 'del'))} AFTER DELETE ON ${t} BEGIN ${ins('OLD')} END`),
+    s(`CREATE TRIGGER ${quoteIdent(trgName(id, 'upd'))} AFTER UPDATE ON ${t} WHEN ${changed} BEGIN ${update.join(' ')} END`),
+    s(`CREATE TRIGGER ${quoteIdent(trgName(id, 'del'))} AFTER DELETE ON ${t} BEGIN ${remove.join(' ')} END`),
   ]
 }
 
-/** Copies every row's image (before a column drop or a swap supersedes them all). */
-export const copyAllStatement = (id: string, columns: DsColumn[]): RawStatement =>
+/** Before a load's swap supersedes every row: each row's image is closed at the last version. */
+export const closeAllStatements = (id: string, columns: DsColumn[]): RawStatement[] => [
   s(
-    `INSERT OR IGNORE INTO ${quoteIdent(histName(id))} (_id, _v_to, _row) ` +
-      `SELECT t._id, ${versionOf(id)}, ${image(columns, 't')} FROM ${quoteIdent(id)} t`,
+    `INSERT INTO ${quoteIdent(histName(id))} (_id, _v_to, _v_from${columns.map((c) => `, ${quoteIdent(c.id)}`).join('')}) ` +
+      `SELECT t._id, ${versionOf(id)}, 0${columns.map((c) => `, t.${quoteIdent(c.id)}`).join('')} FROM ${quoteIdent(id)} t ` +
+      `WHERE NOT EXISTS (SELECT 1 FROM ${quoteIdent(histName(id))} x WHERE x._id = t._id)`,
+  ),
+  s(`UPDATE ${quoteIdent(histName(id))} SET _v_to = ${versionOf(id)} WHERE _v_to = ${CURRENT}`),
+]
+
+/**
+ * Before a column drop: the rows never changed get their image (current since their birth), so
+ * the dropped column's values stay readable at the earlier versions.
+ */
+export const keepUnchangedStatement = (id: string, columns: DsColumn[]): RawStatement =>
+  s(
+    `INSERT INTO ${quoteIdent(histName(id))} (_id, _v_to, _v_from${columns.map((c) => `, ${quoteIdent(c.id)}`).join('')}) ` +
+      `SELECT t._id, ${CURRENT}, 0${columns.map((c) => `, t.${quoteIdent(c.id)}`).join('')} FROM ${quoteIdent(id)} t ` +
+      `WHERE NOT EXISTS (SELECT 1 FROM ${quoteIdent(histName(id))} x WHERE x._id = t._id)`,
   )
 
 /** Drops the history of a table (datastore_delete of the whole table). */
@@ -199,24 +346,51 @@ export function tableAt(t: DsTable, v: VersionRow): DsTable {
 export const asOfSource = (t: DsTable, v: VersionRow, ids?: number[]): string =>
   asOfArms(t, v, ids).join(' UNION ALL ')
 
-/** asOfSource's two halves: the row images kept in the history, then the rows unchanged since. */
+/** The columns of `v` from the table itself (NULL for those it no longer has). */
+const fromTable = (t: DsTable, v: VersionRow) => {
+  const current = new Set(t.columns.map((c) => c.id))
+  return v.columns.map((c) => `, ${current.has(c.id) ? `t.${quoteIdent(c.id)}` : 'NULL'} AS ${quoteIdent(c.id)}`).join('')
+}
+const fromHistory = (v: VersionRow) => v.columns.map((c) => `, h.${quoteIdent(c.id)} AS ${quoteIdent(c.id)}`).join('')
+
+/** asOfSource's two halves: the rows never changed, then the images current at `v`. */
 export function asOfArms(t: DsTable, v: VersionRow, ids?: number[]): [string, string] {
   const h = quoteIdent(histName(t.id))
   const V = v.version
-  const current = new Set(t.columns.map((c) => c.id))
-  const only = ids ? ` AND _id IN (${ids.map((i) => Math.trunc(i)).join(', ') || 'NULL'})` : ''
-  const fromHist = v.columns
-    .map((c) => `, json_extract(h._row, ${lit(`$."${c.id}"`)}) AS ${quoteIdent(c.id)}`)
-    .join('')
-  const fromTable = v.columns
-    .map((c) => `, ${current.has(c.id) ? `t.${quoteIdent(c.id)}` : 'NULL'} AS ${quoteIdent(c.id)}`)
-    .join('')
+  const only = (a: string) => (ids ? ` AND ${a}._id IN (${ids.map((i) => Math.trunc(i)).join(', ') || 'NULL'})` : '')
   return [
-    `SELECT h._id AS _id${fromHist} FROM ${h} h WHERE h._v_to >= ${V} AND h._id <= ${v.max_id}${only.replaceAll('_id', 'h._id')} ` +
-      `AND NOT EXISTS (SELECT 1 FROM ${h} h2 WHERE h2._id = h._id AND h2._v_to >= ${V} AND h2._v_to < h._v_to)`,
-    `SELECT t._id AS _id${fromTable} FROM ${quoteIdent(t.id)} t WHERE t._id <= ${v.max_id}${only.replaceAll('_id', 't._id')} ` +
-      `AND NOT EXISTS (SELECT 1 FROM ${h} h3 WHERE h3._id = t._id AND h3._v_to >= ${V})`,
+    `SELECT t._id AS _id${fromTable(t, v)} FROM ${quoteIdent(t.id)} t WHERE t._id <= ${v.max_id}${only('t')} ` +
+      `AND NOT EXISTS (SELECT 1 FROM ${h} x WHERE x._id = t._id)`,
+    `SELECT h._id AS _id${fromHistory(v)} FROM ${h} h WHERE h._v_to >= ${V} AND h._v_from <= ${V} AND h._id <= ${v.max_id}${only('h')}`,
   ]
+}
+
+/** What datastore_search reads in place of the table at version `v` (see SearchSpec). */
+export const asOfSearch = (t: DsTable, v: VersionRow, filters: Record<string, unknown> | undefined) => ({
+  source: asOfSource(t, v),
+  sourceArms: asOfArms(t, v),
+  countTerms: asOfCountTerms(t, v, Object.keys(filters ?? {})),
+})
+
+/**
+ * The terms of a count at version `v` under any filter on the columns the table still has (see
+ * above): the table's rows, minus the current images opened after `v`, plus the images closed
+ * since `v` that were current at it. Undefined when a filter names a column the table no longer
+ * has (its current images hold values the table lost): the count then reads the rows.
+ */
+export function asOfCountTerms(t: DsTable, v: VersionRow, filtered: string[]): { plus: string[]; minus: string[] } | undefined {
+  const current = new Set(t.columns.map((c) => c.id))
+  if (filtered.some((c) => c !== '_id' && !current.has(c))) return undefined
+  const h = quoteIdent(histName(t.id))
+  const V = v.version
+  const images = (where: string) => `SELECT h._id AS _id${fromHistory(v)} FROM ${h} h WHERE ${where} AND h._id <= ${v.max_id}`
+  return {
+    plus: [
+      `SELECT t._id AS _id${fromTable(t, v)} FROM ${quoteIdent(t.id)} t WHERE t._id <= ${v.max_id}`,
+      images(`h._v_to >= ${V} AND h._v_to < ${CURRENT} AND h._v_from <= ${V}`),
+    ],
+    minus: [images(`h._v_to = ${CURRENT} AND h._v_from > ${V}`)],
+  }
 }
 
 /**

@@ -13,7 +13,7 @@ import { formatRecords, links, outFields } from '../../datastore/search-output'
 import { aggregateTable } from '../../datastore/aggregate'
 import type { OutField } from '../../datastore/formats'
 import { ValidationError } from '../../errors'
-import { asOfArms, asOfSource, resolveVersion, tableAt, type VersionRow } from '../../datastore/versions'
+import { asOfSearch, resolveVersion, tableAt, type VersionRow } from '../../datastore/versions'
 
 /** 'asc' or 'desc' when the rows come in _id order only (keyset paging applies), else undefined. */
 function keysetDirection(spec: { sort?: string | string[]; q?: unknown; distinct?: boolean }): 'asc' | 'desc' | undefined {
@@ -117,8 +117,7 @@ export const datastoreSearch = defineAction({
       asOf = await resolveVersion(db, table, input.as_of, 'as_of', ctx.now())
       if ((typeof p.spec.q === 'string' && p.spec.q !== '') || (p.spec.q && typeof p.spec.q === 'object') || p.spec.fullText)
         throw ValidationError.field('as_of', 'q and full_text are not available with as_of (the full-text index holds the current rows only)')
-      p.spec.source = asOfSource(table, asOf)
-      p.spec.sourceArms = asOfArms(table, asOf)
+      Object.assign(p.spec, asOfSearch(table, asOf, p.spec.filters))
       table = tableAt(table, asOf)
     }
     // ckan: _table_metadata has no _full_text column (a per-column q fails in the query instead)
