@@ -57,6 +57,12 @@ export interface SearchSpec {
    * range where `source` would be read row by row.
    */
   countTerms?: { plus: string[]; minus: string[] }
+  /**
+   * With countTerms: the subquery (like `source`) whose rows `source` mostly shares, in `_id`
+   * order (as_of: the table's own rows). A deep page in `_id` order seeks through it (see
+   * PlannedSearch.seek) instead of walking `source` up to the offset.
+   */
+  seekBase?: string
 }
 
 /** Python's str() of a JSON number or boolean, as CKAN 2.11 binds it for a text column. */
@@ -86,6 +92,17 @@ export interface PlannedSearch {
   countSqlArgs: InValue[]
   /** The arguments of `where`, `from` and `allSql` (and of countSql, but for countTerms). */
   countArgs: InValue[]
+  /**
+   * A page in ascending `_id` order at a deep offset k over a `source` with countTerms and
+   * seekBase: `base` gives the `_id` x of the base's row at an offset, `below` the number c of
+   * matches before x (counted by the terms), and `page` the matches from x on at offset k - c,
+   * right whenever c <= k (searchTable tries a few x).
+   */
+  seek?: {
+    base: { sql: string; args: (offset: number) => InValue[] }
+    below: { sql: string; args: (x: InValue) => InValue[] }
+    page: { sql: string; args: (x: InValue, limit: number, offset: number) => InValue[] }
+  }
   /** The rows query without paging (the dump streams it). */
   allSql: string
   /** ` WHERE ...` over alias `t` (empty when nothing is filtered), with countArgs. */
@@ -357,7 +374,32 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
   const idOrder = order.length === 1 && /^t\."_id" (ASC|DESC)$/.exec(order[0]!.replace(/ NULLS (FIRST|LAST)$/, ''))
   if (spec.sourceArms && !join && !spec.distinct && idAt >= 0 && idOrder) {
     const arms = spec.sourceArms.map((arm) => `SELECT ${select} FROM (${arm}) t${whereSql}`)
+    const and = (term: string) => (whereSql ? `${whereSql} AND ${term}` : ` WHERE ${term}`)
+    const sourceArms = spec.sourceArms
+    const seek =
+      terms && spec.seekBase && idOrder[1] === 'ASC'
+        ? {
+            base: {
+              sql: `SELECT t."_id" FROM (${spec.seekBase}) t${whereSql} ORDER BY t."_id" LIMIT 1 OFFSET ?`,
+              args: (offset: number) => [...args, offset],
+            },
+            below: {
+              sql:
+                'SELECT ' +
+                terms.plus.map((src) => `(SELECT count(*) FROM (${src}) t${and('t."_id" < ?')})`).join(' + ') +
+                terms.minus.map((src) => ` - (SELECT count(*) FROM (${src}) t${and('t."_id" < ?')})`).join(''),
+              args: (x: InValue) => [...terms.plus, ...terms.minus].flatMap(() => [...args, x]),
+            },
+            page: {
+              sql:
+                sourceArms.map((arm) => `SELECT ${select} FROM (${arm}) t${and('t."_id" >= ?')}`).join(' UNION ALL ') +
+                ` ORDER BY ${idAt + 1} ASC LIMIT ? OFFSET ?`,
+              args: (x: InValue, limit: number, offset: number) => [...sourceArms.flatMap(() => [...args, x]), limit, offset],
+            },
+          }
+        : undefined
     return {
+      seek,
       columns,
       sql: `${arms.join(' UNION ALL ')} ORDER BY ${idAt + 1} ${idOrder[1]} LIMIT ? OFFSET ?`,
       args: [...arms.flatMap(() => args), spec.limit, spec.offset],

@@ -69,6 +69,36 @@ async function run<T>(f: () => Promise<T>, sql: string, args: unknown[]): Promis
   }
 }
 
+/** From this offset a page with a seek (PlannedSearch.seek) seeks instead of walking. */
+const SEEK_FROM = 500
+
+/**
+ * A deep page through PlannedSearch.seek: the base's row x at the offset, the matches before it
+ * counted, the page read from x on. Where more matches than the offset lie before x (rows of the
+ * source the base lacks, such as rows deleted since a version), x moves back by the excess, a few
+ * times; undefined when it does not settle (the page is then walked).
+ */
+async function seekPage(
+  seek: NonNullable<PlannedSearch['seek']>,
+  spec: SearchSpec,
+  query: (sql: string, args: InValue[]) => Promise<DsResult>,
+): Promise<DsResult | undefined> {
+  let at = spec.offset
+  for (let attempt = 0; attempt < 4 && at >= 0; attempt++) {
+    const base = await run(() => query(seek.base.sql, seek.base.args(at)), seek.base.sql, seek.base.args(at))
+    const x = base.rows[0]?.[0] as InValue | undefined
+    if (x === undefined || x === null) return undefined
+    const below = await run(() => query(seek.below.sql, seek.below.args(x)), seek.below.sql, seek.below.args(x))
+    const before = Number(below.rows[0]?.[0] ?? 0)
+    if (before <= spec.offset) {
+      const args = seek.page.args(x, spec.limit, spec.offset - before)
+      return run(() => query(seek.page.sql, args), seek.page.sql, args)
+    }
+    at -= before - spec.offset
+  }
+  return undefined
+}
+
 /** Beyond this offset a page walks many rows even without filters. */
 const LONG_OFFSET = 10_000
 
@@ -144,7 +174,8 @@ export async function searchTable(
       counting = run(() => query(plan.countSql, plan.countSqlArgs), plan.countSql, plan.countSqlArgs)
       counting.catch(() => {}) // awaited below unless the page fails first or already holds every match
     }
-    page = await run(() => query(plan.sql, plan.args as InValue[]), plan.sql, plan.args)
+    const sought = plan.seek && spec.offset >= SEEK_FROM ? await seekPage(plan.seek, spec, query) : undefined
+    page = sought ?? (await run(() => query(plan.sql, plan.args as InValue[]), plan.sql, plan.args))
   }
   const dec = columnDecoders(t, plan.columns, opts)
   const rows = page.rows.map((r) => r.map((v, i) => dec[i]!(v)))

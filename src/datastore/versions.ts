@@ -366,11 +366,16 @@ export function asOfArms(t: DsTable, v: VersionRow, ids?: number[]): [string, st
 }
 
 /** What datastore_search reads in place of the table at version `v` (see SearchSpec). */
-export const asOfSearch = (t: DsTable, v: VersionRow, filters: Record<string, unknown> | undefined) => ({
-  source: asOfSource(t, v),
-  sourceArms: asOfArms(t, v),
-  countTerms: asOfCountTerms(t, v, Object.keys(filters ?? {})),
-})
+export function asOfSearch(t: DsTable, v: VersionRow, filters: Record<string, unknown> | undefined) {
+  const countTerms = asOfCountTerms(t, v, Object.keys(filters ?? {}))
+  return {
+    source: asOfSource(t, v),
+    sourceArms: asOfArms(t, v),
+    countTerms,
+    // the table's rows: the version's rows but the few changed since (a deep page seeks in them)
+    seekBase: countTerms?.plus[0],
+  }
+}
 
 /**
  * The terms of a count at version `v` under any filter on the columns the table still has (see

@@ -343,7 +343,9 @@ describe('service.datastore.versions.retention', () => {
     const pkg = await t.make.dataset(sys)
     const { resource_id } = await t.ok('datastore_create', { resource: { package_id: pkg.id }, versioned: true, primary_key: 'k', records: [{ k: 1, v: 'a' }] }, sys)
     await t.ok('datastore_upsert', { resource_id, records: [{ k: 1, v: 'b' }] }, sys)
+    expect((await t.ok('datastore_info', { id: resource_id }, sys)).meta).toEqual({ count: 1, versioned: true, version: 2 })
     await t.ok('datastore_create', { resource_id, versioned: false }, sys)
+    expect((await t.ok('datastore_info', { id: resource_id }, sys)).meta).toEqual({ count: 1 })
     await t.ok('datastore_upsert', { resource_id, records: [{ k: 1, v: 'c' }] }, sys)
     const r = await t.call('datastore_versions_list', { resource_id }, sys)
     expect(r.body.error.resource_id[0]).toMatch(/not versioned/)
@@ -401,5 +403,35 @@ describe('service.datastore.versions.retention', () => {
     await t.ok('datastore_upsert', { resource_id: id, records: [{ k: 4, v: 'd2' }] }, sys)
     expect((await t.ok('datastore_search', { resource_id: id, as_of: 4, filters: { k: 4 } }, sys)).records).toEqual([{ _id: 4, k: 4, v: 'd' }])
     expect((await db.query('SELECT count(*) FROM sqlite_schema WHERE name LIKE ?', [`_hist_old_%`])).rows[0]![0]).toBe(0)
+  })
+
+  it('seeks deep pages as_of a version through the table and gives the rows a walk would', async () => {
+    const t = await setup()
+    const sys = await t.make.sysadmin()
+    const pkg = await t.make.dataset(sys)
+    const records = Array.from({ length: 1500 }, (_, i) => ({ k: i + 1, odd: (i + 1) % 2, v: `v${i + 1}` }))
+    const { resource_id } = await t.ok('datastore_create', { resource: { package_id: pkg.id }, versioned: true, primary_key: 'k', indexes: 'odd', records }, sys)
+    const seen: { version: number; records: Rec[] }[] = []
+    const snap = async () => {
+      const r = await t.ok('datastore_search', { resource_id, limit: 5000 }, sys)
+      const list = await t.ok('datastore_versions_list', { resource_id, limit: 1 }, sys)
+      seen.push({ version: list.current_version, records: r.records })
+    }
+    await snap()
+    // changes spread over the table: updates, deletes (rows the table no longer has), inserts
+    await t.ok('datastore_upsert', { resource_id, records: Array.from({ length: 60 }, (_, i) => ({ k: i * 23 + 5, v: 'changed', odd: 0 })) }, sys)
+    await t.ok('datastore_delete', { resource_id, filters: { k: Array.from({ length: 80 }, (_, i) => i * 17 + 3) } }, sys)
+    await snap()
+    await t.ok('datastore_upsert', { resource_id, records: Array.from({ length: 40 }, (_, i) => ({ k: 2000 + i, odd: 1, v: 'new' })) }, sys)
+    await t.ok('datastore_delete', { resource_id, filters: { odd: 1, k: { lt: 700 } } }, sys)
+    await snap()
+    for (const s of seen)
+      for (const [filters, keep] of [[{}, () => true], [{ odd: 1 }, (r: Rec) => r.odd === 1], [{ k: { gt: 200 } }, (r: Rec) => Number(r.k) > 200]] as [Rec, (r: Rec) => boolean][]) {
+        const want = s.records.filter(keep)
+        for (const offset of [500, 640, 900, 1300]) {
+          const r = await t.ok('datastore_search', { resource_id, as_of: s.version, filters, offset, limit: 30, include_total: true }, sys)
+          expect({ v: s.version, filters, offset, total: r.total, records: r.records }).toEqual({ v: s.version, filters, offset, total: want.length, records: want.slice(offset, offset + 30) })
+        }
+      }
   })
 })

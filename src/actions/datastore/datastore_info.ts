@@ -14,6 +14,7 @@ import { quoteIdent } from '../../datastore/ident'
 import { resourceIdOf } from '../../datastore/params'
 import { ckanBool, MISSING } from '../../validation/fields'
 import { readProfile } from '../../datastore/profile'
+import { isVersioned } from '../../datastore/versions'
 import { requestProfile } from '../../jobs/datastore-profile'
 import type { DsTable } from '../../datastore/registry'
 import type { DatastoreReader } from '../../datastore/store'
@@ -69,7 +70,8 @@ export const datastoreInfo = defineAction({
   number of rows) and fields (each column's id, type and info, as datastore_search lists them,
   _id first); under 2.10 and later, as CKAN 2.10: meta (id, count, table_type, size, db_size,
   idx_size in bytes, aliases) and fields (the columns without _id, each with schema:
-  native_type, notnull, index_name, is_index, uniquekey)
+  native_type, notnull, index_name, is_index, uniquekey). Beyond CKAN, a versioned table's meta
+  adds versioned (true) and version (the current one, as datastore_versions_list numbers them)
 :rtype: dictionary`,
   auth: async (ctx, input) => {
     let id = asText(resourceIdOf(input))
@@ -95,6 +97,7 @@ export const datastoreInfo = defineAction({
       const t = await tableOf(ctx, p.id)
       if (!(await findResourceToRead(ctx, t.id))) throw new NotFound()
       const info = await tableInfo(db, t)
+      Object.assign(info.meta, versionMeta(t))
       return p.include_profile ? { ...info, profile: await profileAnswer(ctx, db, t) } : info
     }
     // ckan: resource_show comes first, so an alias or unknown id is a plain Not found
@@ -105,7 +108,7 @@ export const datastoreInfo = defineAction({
     t.columns.forEach((c, i) => (schema[c.id] = infoKind(t.types[i]!)))
     return {
       schema,
-      meta: { count: Number(rows[0]?.[0] ?? 0) },
+      meta: { count: Number(rows[0]?.[0] ?? 0), ...versionMeta(t) },
       fields: [
         { id: '_id', type: 'int' },
         ...t.columns.map(fieldDict),
@@ -114,3 +117,6 @@ export const datastoreInfo = defineAction({
     }
   },
 })
+
+/** Beyond CKAN: a versioned table says so, with its current version (nothing for the others). */
+const versionMeta = (t: DsTable) => (isVersioned(t) ? { versioned: true, version: t.version } : {})
