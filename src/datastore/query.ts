@@ -58,11 +58,12 @@ export interface SearchSpec {
    */
   countTerms?: { plus: string[]; minus: string[] }
   /**
-   * With countTerms: the subquery (like `source`) whose rows `source` mostly shares, in `_id`
-   * order (as_of: the table's own rows). A deep page in `_id` order seeks through it (see
-   * PlannedSearch.seek) instead of walking `source` up to the offset.
+   * A deep page in `_id` order seeks (see PlannedSearch.seek) instead of walking `source` up to
+   * the offset: `base` is a subquery whose rows `source` mostly shares, in `_id` order (as_of: the
+   * table's own rows); `plus` and `minus` count `source` like countTerms, each read in `_id` order
+   * (the count stops at the page's `_id`).
    */
-  seekBase?: string
+  seek?: { base: string; plus: string[]; minus: string[] }
 }
 
 /** Python's str() of a JSON number or boolean, as CKAN 2.11 binds it for a text column. */
@@ -93,14 +94,13 @@ export interface PlannedSearch {
   /** The arguments of `where`, `from` and `allSql` (and of countSql, but for countTerms). */
   countArgs: InValue[]
   /**
-   * A page in ascending `_id` order at a deep offset k over a `source` with countTerms and
-   * seekBase: `base` gives the `_id` x of the base's row at an offset, `below` the number c of
-   * matches before x (counted by the terms), and `page` the matches from x on at offset k - c,
-   * right whenever c <= k (searchTable tries a few x).
+   * A page in ascending `_id` order at a deep offset k over a `source` with SearchSpec.seek:
+   * `at` gives the `_id` x of the base's row at an offset and the number c of matches before x
+   * (counted by the seek's terms), `page` the matches from x on at offset k - c, right whenever
+   * c <= k (searchTable tries a few x).
    */
   seek?: {
-    base: { sql: string; args: (offset: number) => InValue[] }
-    below: { sql: string; args: (x: InValue) => InValue[] }
+    at: { sql: string; args: (offset: number) => InValue[] }
     page: { sql: string; args: (x: InValue, limit: number, offset: number) => InValue[] }
   }
   /** The rows query without paging (the dump streams it). */
@@ -376,19 +376,17 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
     const arms = spec.sourceArms.map((arm) => `SELECT ${select} FROM (${arm}) t${whereSql}`)
     const and = (term: string) => (whereSql ? `${whereSql} AND ${term}` : ` WHERE ${term}`)
     const sourceArms = spec.sourceArms
+    const by = spec.seek
     const seek =
-      terms && spec.seekBase && idOrder[1] === 'ASC'
+      by && idOrder[1] === 'ASC'
         ? {
-            base: {
-              sql: `SELECT t."_id" FROM (${spec.seekBase}) t${whereSql} ORDER BY t."_id" LIMIT 1 OFFSET ?`,
-              args: (offset: number) => [...args, offset],
-            },
-            below: {
+            at: {
               sql:
-                'SELECT ' +
-                terms.plus.map((src) => `(SELECT count(*) FROM (${src}) t${and('t."_id" < ?')})`).join(' + ') +
-                terms.minus.map((src) => ` - (SELECT count(*) FROM (${src}) t${and('t."_id" < ?')})`).join(''),
-              args: (x: InValue) => [...terms.plus, ...terms.minus].flatMap(() => [...args, x]),
+                `WITH x AS (SELECT t."_id" AS id FROM (${by.base}) t${whereSql} ORDER BY t."_id" LIMIT 1 OFFSET ?) SELECT x.id, ` +
+                by.plus.map((src) => `(SELECT count(*) FROM (${src}) t${and('t."_id" < x.id')})`).join(' + ') +
+                by.minus.map((src) => ` - (SELECT count(*) FROM (${src}) t${and('t."_id" < x.id')})`).join('') +
+                ' FROM x',
+              args: (offset: number) => [...args, offset, ...[...by.plus, ...by.minus].flatMap(() => args)],
             },
             page: {
               sql:

@@ -73,8 +73,8 @@ async function run<T>(f: () => Promise<T>, sql: string, args: unknown[]): Promis
 const SEEK_FROM = 500
 
 /**
- * A deep page through PlannedSearch.seek: the base's row x at the offset, the matches before it
- * counted, the page read from x on. Where more matches than the offset lie before x (rows of the
+ * A deep page through PlannedSearch.seek: the base's row x at the offset with the matches before
+ * it (one statement), then the page read from x on. Where more matches than the offset lie before x (rows of the
  * source the base lacks, such as rows deleted since a version), x moves back by the excess, a few
  * times; undefined when it does not settle (the page is then walked).
  */
@@ -85,11 +85,10 @@ async function seekPage(
 ): Promise<DsResult | undefined> {
   let at = spec.offset
   for (let attempt = 0; attempt < 4 && at >= 0; attempt++) {
-    const base = await run(() => query(seek.base.sql, seek.base.args(at)), seek.base.sql, seek.base.args(at))
-    const x = base.rows[0]?.[0] as InValue | undefined
+    const found = await run(() => query(seek.at.sql, seek.at.args(at)), seek.at.sql, seek.at.args(at))
+    const x = found.rows[0]?.[0] as InValue | undefined
     if (x === undefined || x === null) return undefined
-    const below = await run(() => query(seek.below.sql, seek.below.args(x)), seek.below.sql, seek.below.args(x))
-    const before = Number(below.rows[0]?.[0] ?? 0)
+    const before = Number(found.rows[0]?.[1] ?? 0)
     if (before <= spec.offset) {
       const args = seek.page.args(x, spec.limit, spec.offset - before)
       return run(() => query(seek.page.sql, args), seek.page.sql, args)

@@ -368,12 +368,20 @@ export function asOfArms(t: DsTable, v: VersionRow, ids?: number[]): [string, st
 /** What datastore_search reads in place of the table at version `v` (see SearchSpec). */
 export function asOfSearch(t: DsTable, v: VersionRow, filters: Record<string, unknown> | undefined) {
   const countTerms = asOfCountTerms(t, v, Object.keys(filters ?? {}))
+  // counted up to a deep page's _id, by _id ranges: `+` keeps the version's other bounds (its
+  // versions, its largest _id) from taking the index instead
+  const byId = (sql: string) =>
+    sql.replaceAll('h._v_to', '+h._v_to').replaceAll(`h._id <= ${v.max_id}`, `+h._id <= ${v.max_id}`).replaceAll(`t._id <= ${v.max_id}`, `+t._id <= ${v.max_id}`)
   return {
     source: asOfSource(t, v),
     sourceArms: asOfArms(t, v),
     countTerms,
     // the table's rows: the version's rows but the few changed since (a deep page seeks in them)
-    seekBase: countTerms?.plus[0],
+    seek: countTerms && {
+      base: countTerms.plus[0]!,
+      plus: countTerms.plus.map(byId),
+      minus: countTerms.minus.map(byId),
+    },
   }
 }
 
