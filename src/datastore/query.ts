@@ -60,8 +60,9 @@ export interface SearchSpec {
   /**
    * A deep page in `_id` order seeks (see PlannedSearch.seek) instead of walking `source` up to
    * the offset: `base` is a subquery whose rows `source` mostly shares, in `_id` order (as_of: the
-   * table's own rows); `plus` and `minus` count `source` like countTerms, each read in `_id` order
-   * (the count stops at the page's `_id`).
+   * table's own rows); `plus` and `minus` count the rest of `source` like countTerms (the base's
+   * matches before the seek point are the offset it is taken at), each read in `_id` order (the
+   * count stops at the seek point).
    */
   seek?: { base: string; plus: string[]; minus: string[] }
 }
@@ -382,11 +383,11 @@ export function planSearch(t: DsTable, spec: SearchSpec): PlannedSearch {
         ? {
             at: {
               sql:
-                `WITH x AS (SELECT t."_id" AS id FROM (${by.base}) t${whereSql} ORDER BY t."_id" LIMIT 1 OFFSET ?) SELECT x.id, ` +
-                by.plus.map((src) => `(SELECT count(*) FROM (${src}) t${and('t."_id" < x.id')})`).join(' + ') +
+                `WITH x AS (SELECT t."_id" AS id FROM (${by.base}) t${whereSql} ORDER BY t."_id" LIMIT 1 OFFSET ?) SELECT x.id, ? ` +
+                by.plus.map((src) => ` + (SELECT count(*) FROM (${src}) t${and('t."_id" < x.id')})`).join('') +
                 by.minus.map((src) => ` - (SELECT count(*) FROM (${src}) t${and('t."_id" < x.id')})`).join('') +
                 ' FROM x',
-              args: (offset: number) => [...args, offset, ...[...by.plus, ...by.minus].flatMap(() => args)],
+              args: (offset: number) => [...args, offset, offset, ...[...by.plus, ...by.minus].flatMap(() => args)],
             },
             page: {
               sql:

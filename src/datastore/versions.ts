@@ -379,7 +379,8 @@ export function asOfSearch(t: DsTable, v: VersionRow, filters: Record<string, un
     // the table's rows: the version's rows but the few changed since (a deep page seeks in them)
     seek: countTerms && {
       base: countTerms.plus[0]!,
-      plus: countTerms.plus.map(byId),
+      // the base's own matches before the seek point are the offset it was taken at
+      plus: countTerms.plus.slice(1).map(byId),
       minus: countTerms.minus.map(byId),
     },
   }
