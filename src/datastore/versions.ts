@@ -340,11 +340,11 @@ export function tableAt(t: DsTable, v: VersionRow): DsTable {
 }
 
 /**
- * A subquery (no arguments) of the rows at version `v`: `_id` then `v`'s columns. `ids`: only
- * these `_id`s (datastore_diff).
+ * A subquery (no arguments) of the rows at version `v`: `_id` then `v`'s columns, for reading
+ * whole (a sort, a dump). `ids`: only these `_id`s (datastore_diff).
  */
 export const asOfSource = (t: DsTable, v: VersionRow, ids?: number[]): string =>
-  asOfArms(t, v, ids).join(' UNION ALL ')
+  asOfArms(t, v, ids, !ids).join(' UNION ALL ')
 
 /** The columns of `v` from the table itself (NULL for those it no longer has). */
 const fromTable = (t: DsTable, v: VersionRow) => {
@@ -353,14 +353,23 @@ const fromTable = (t: DsTable, v: VersionRow) => {
 }
 const fromHistory = (v: VersionRow) => v.columns.map((c) => `, h.${quoteIdent(c.id)} AS ${quoteIdent(c.id)}`).join('')
 
-/** asOfSource's two halves: the rows never changed, then the images current at `v`. */
-export function asOfArms(t: DsTable, v: VersionRow, ids?: number[]): [string, string] {
+/**
+ * asOfSource's two halves: the rows never changed, then the images current at `v`. The rows of
+ * the table with images are left out by a lookup each (`whole` false: a page reads only some
+ * rows), or (`whole`) by a join with the row ids of the current images (a row with images has
+ * one), read once with a Bloom
+ * filter in front of them (a read of the whole table spends far less per row).
+ */
+export function asOfArms(t: DsTable, v: VersionRow, ids?: number[], whole = false): [string, string] {
   const h = quoteIdent(histName(t.id))
   const V = v.version
   const only = (a: string) => (ids ? ` AND ${a}._id IN (${ids.map((i) => Math.trunc(i)).join(', ') || 'NULL'})` : '')
+  const unchanged = whole
+    ? `FROM ${quoteIdent(t.id)} t LEFT JOIN (SELECT _id FROM ${h} WHERE _v_to = ${CURRENT} LIMIT -1) x ON x._id = t._id ` +
+      `WHERE t._id <= ${v.max_id}${only('t')} AND x._id IS NULL`
+    : `FROM ${quoteIdent(t.id)} t WHERE t._id <= ${v.max_id}${only('t')} AND NOT EXISTS (SELECT 1 FROM ${h} x WHERE x._id = t._id)`
   return [
-    `SELECT t._id AS _id${fromTable(t, v)} FROM ${quoteIdent(t.id)} t WHERE t._id <= ${v.max_id}${only('t')} ` +
-      `AND NOT EXISTS (SELECT 1 FROM ${h} x WHERE x._id = t._id)`,
+    `SELECT t._id AS _id${fromTable(t, v)} ${unchanged}`,
     `SELECT h._id AS _id${fromHistory(v)} FROM ${h} h WHERE h._v_to >= ${V} AND h._v_from <= ${V} AND h._id <= ${v.max_id}${only('h')}`,
   ]
 }
