@@ -357,8 +357,8 @@ const fromHistory = (v: VersionRow) => v.columns.map((c) => `, h.${quoteIdent(c.
  * asOfSource's two halves: the rows never changed, then the images current at `v`. The rows of
  * the table with images are left out by a lookup each (`whole` false: a page reads only some
  * rows), or (`whole`) by a join with the row ids of the current images (a row with images has
- * one), read once with a Bloom
- * filter in front of them (a read of the whole table spends far less per row).
+ * one), read once with a Bloom filter in front of them (a read of the whole table spends far
+ * less per row).
  */
 export function asOfArms(t: DsTable, v: VersionRow, ids?: number[], whole = false): [string, string] {
   const h = quoteIdent(histName(t.id))
