@@ -4,6 +4,7 @@ import type { ActionContext } from '../context'
 import { NotAuthorized, ValidationError } from '../errors'
 import { zodToErrorDict } from '../validation/zod-errors'
 import type { Action, AuthRule, DataDict } from './action'
+import { checkScopes } from '../auth/scopes'
 
 export interface InvokeOptions {
   /** Skip the auth rule (CKAN's ignore_auth), as actions do when they compose others. */
@@ -20,6 +21,8 @@ export async function invoke<P extends z.ZodType, R>(
   if (ctx.user && ctx.user.state === 'deleted') throw new NotAuthorized()
   const auth = !opts.skipAuth && !ctx.ignoreAuth
   try {
+    // a scoped API token first, before any check of the input: it narrows what its owner may do
+    if (auth) await checkScopes(ctx, action as Action<z.ZodType, unknown> & { aliasOf?: string }, input)
     if (action.validateFirst) {
       const parsed = parse(action, input)
       if (auth) await checkAuth(ctx, action, input)

@@ -5,10 +5,12 @@ import { users } from '../db/schema'
 import { apiAtLeast } from '../config/api-compat'
 import type { Config } from '../config/load'
 import type { Deps, UserRow } from '../context'
+import type { ScopedUser } from './scopes'
 import {
   claimsExpired,
   findTokenWithOwner,
   peekClaims,
+  tokenScopes,
   touchToken,
   verifiedClaims,
 } from '../model/api-token'
@@ -59,7 +61,11 @@ async function userForApiKey(deps: Deps, key: string): Promise<UserRow | null> {
   return row ?? null
 }
 
-/** ckan: a token is refused when its signature, row (revoked) or owner (deleted) is wrong. */
+/**
+ * ckan: a token is refused when its signature, row (revoked) or owner (deleted) is wrong. A token
+ * with scopes names its owner with them, never as a sysadmin unless one of them is `admin`
+ * (auth/scopes.ts; invoke checks them).
+ */
 async function userForToken(deps: Deps, token: string): Promise<UserRow | null> {
   const claims = await verifiedClaims(deps, token)
   if (!claims) return null
@@ -67,5 +73,7 @@ async function userForToken(deps: Deps, token: string): Promise<UserRow | null> 
   if (!found || found.user.state === 'deleted') return null
   const expiresAt = found.token.expires_at
   if (expiresAt && isoToMs(expiresAt) <= isoToMs(deps.now())) return null
-  return found.user
+  const scopes = tokenScopes(found.token)
+  if (!scopes || scopes.includes('admin')) return found.user
+  return { ...found.user, sysadmin: false, tokenScopes: scopes } as ScopedUser
 }

@@ -121,15 +121,33 @@ export function tokensOf(deps: Deps, userId: string): Promise<ApiTokenRow[]> {
     .orderBy(asc(apiTokens.created_at), asc(apiTokens.id))
 }
 
-/** The api_token_list dict (ckan: the row without plugin_extras; expires_at is ours). */
-export const tokenToDict = (t: ApiTokenRow) => ({
-  id: t.id,
-  name: t.name,
-  user_id: t.user_id,
-  created_at: t.created_at,
-  last_access: t.last_access,
-  expires_at: t.expires_at,
-})
+/** The scopes kept with a token (beyond CKAN; in plugin_extras), or undefined: none. */
+export function tokenScopes(t: Pick<ApiTokenRow, 'plugin_extras'>): string[] | undefined {
+  if (!t.plugin_extras) return undefined
+  try {
+    const scopes = (JSON.parse(t.plugin_extras) as { scopes?: unknown }).scopes
+    return Array.isArray(scopes) ? scopes.map(String) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The api_token_list dict (ckan: the row without plugin_extras; expires_at is ours, and scopes
+ * for a token that has them).
+ */
+export const tokenToDict = (t: ApiTokenRow) => {
+  const scopes = tokenScopes(t)
+  return {
+    id: t.id,
+    name: t.name,
+    user_id: t.user_id,
+    created_at: t.created_at,
+    last_access: t.last_access,
+    expires_at: t.expires_at,
+    ...(scopes && { scopes }),
+  }
+}
 
 /**
  * Records that a token was used, at most once a minute per token and process, and only when

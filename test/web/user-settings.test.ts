@@ -95,6 +95,24 @@ describe('API tokens', () => {
     expect((await t.call('dashboard_new_activities_count', {}, { apikey: token! })).status).toBe(403)
   })
 
+  it('makes a scoped token from the page and lists its scopes; names bad scopes by the field', async () => {
+    const page = await ada.get('/user/ada/api-tokens')
+    expect(page.html).toContain('id="token-scopes"')
+    const made = await ada.post('/user/ada/api-tokens', { _csrf_token: csrfOf(page.html), name: 'reader', scopes: 'read' })
+    expect(made.res.status).toBe(200)
+    const token = /id="new-token" class="token" type="text" readonly="" value="([^"]+)"/.exec(made.html)?.[1]
+    expect(await t.ok('api_token_list', { user: 'ada' }, sys)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'reader', scopes: ['read'] })]),
+    )
+    expect(made.html).toContain('<code class="scope">read</code>')
+    // the scoped token reads and is refused a write
+    expect((await t.call('dashboard_new_activities_count', {}, { apikey: token! })).status).toBe(200)
+    expect((await t.call('package_create', { name: 'by-reader' }, { apikey: token! })).status).toBe(403)
+    const bad = await ada.post('/user/ada/api-tokens', { _csrf_token: csrfOf(page.html), name: 'oops', scopes: 'everything' })
+    expect(bad.res.status).toBe(409)
+    expect(bad.html).toContain('id="scopes-error"')
+  })
+
   it('names a token that cannot be made by its field', async () => {
     const page = await ada.get('/user/ada/api-tokens')
     const r = await ada.post('/user/ada/api-tokens', { _csrf_token: csrfOf(page.html), name: '' })

@@ -11,6 +11,7 @@ import {
   type TokenClaims,
 } from '../../model/api-token'
 import { changeRow } from '../../model/changes'
+import { canonicalScopes, scopeList } from '../../auth/scopes'
 import { pyStr } from '../../lib/py-repr'
 import {
   fail,
@@ -58,6 +59,13 @@ for themselves; sysadmins for anyone.
 :param unit: seconds per unit, 1, 60, 3600 or 86400, or seconds, minutes, hours or days
     (optional, default: seconds)
 :type unit: int or string
+:param scopes: (beyond CKAN) what the token may do, below its owner's rights (optional,
+    default: everything its owner may do): read; write (every write but the account's and its
+    tokens'); write:organization:<name or id> (writes on that organization, its datasets, their
+    resources, views and DataStore tables); datastore:write:<resource id> (DataStore writes and
+    loads of that table); admin (everything, sysadmin powers included). Only admin keeps a
+    sysadmin's powers. A token with scopes may only make tokens whose scopes are within its own.
+:type scopes: list of strings, or a string of them separated by commas or spaces
 :returns: {"token": <the encoded token>}
 :rtype: dictionary`,
   auth: requireCanCreateToken,
@@ -67,6 +75,13 @@ for themselves; sysadmins for anyone.
     name: reqString,
     expires_in: positiveInt(),
     unit: unitField,
+    scopes: field((v) => {
+      try {
+        return scopeList(v)
+      } catch {
+        return fail('Must be a list of scopes')
+      }
+    }),
   }),
   async run(ctx, p) {
     const owner = await loadTokenOwner(ctx, p.user)
@@ -84,6 +99,7 @@ for themselves; sysadmins for anyone.
     const jti = randomUrlSafe(32)
     const claims: TokenClaims = { jti, iat: Math.floor(createdMs / 1000) }
     if (expiresMs !== undefined) claims.exp = Math.floor(expiresMs / 1000)
+    const scopes = p.scopes ? await canonicalScopes(ctx, p.scopes) : undefined
     const token = await encodeToken(ctx, claims)
     await ctx.writer.write([
       ctx.db.insert(apiTokens).values({
@@ -92,6 +108,7 @@ for themselves; sysadmins for anyone.
         user_id: owner.id,
         created_at: createdAt,
         expires_at: expiresMs === undefined ? null : msToIso(claims.exp! * 1000),
+        plugin_extras: scopes ? JSON.stringify({ scopes }) : null,
       }),
       // Other processes may have cached this key as unknown (a replica that lagged).
       ctx.db.insert(changeLog).values(changeRow('api_token', jti)),

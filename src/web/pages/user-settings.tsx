@@ -155,6 +155,12 @@ export async function apiTokensView(page: Page, id: string, created?: { name: st
           <FieldError errors={errors} name="name" />
         </div>
         <div>
+          <label for="token-scopes">{page.t('tokens.scopes')}</label>
+          <input id="token-scopes" name="scopes" type="text" aria-describedby="token-scopes-hint" {...invalid(errors, 'scopes')} />
+          <p id="token-scopes-hint" class="muted">{page.t('tokens.scopesHint')}</p>
+          <FieldError errors={errors} name="scopes" />
+        </div>
+        <div>
           <button type="submit">{page.t('tokens.create')}</button>
         </div>
       </form>
@@ -167,6 +173,7 @@ export async function apiTokensView(page: Page, id: string, created?: { name: st
               <th scope="col">{page.t('common.name')}</th>
               <th scope="col">{page.t('dataset.created')}</th>
               <th scope="col">{page.t('tokens.lastUsed')}</th>
+              <th scope="col">{page.t('tokens.scopesColumn')}</th>
               <th scope="col">
                 <span class="visually-hidden">{page.t('tokens.revoke')}</span>
               </th>
@@ -178,6 +185,7 @@ export async function apiTokensView(page: Page, id: string, created?: { name: st
                 <td>{text(tk.name)}</td>
                 <td>{page.date(tk.created_at, true)}</td>
                 <td>{tk.last_access ? page.date(tk.last_access, true) : page.t('tokens.never')}</td>
+                <td>{Array.isArray(tk.scopes) ? tk.scopes.map((sc: string) => <code class="scope">{sc}</code>) : <span class="muted">{page.t('tokens.allRights')}</span>}</td>
                 <td>
                   <PostButton page={page} action={`${base}/${encodeURIComponent(tk.id)}/revoke`} label={page.t('tokens.revoke')} ariaLabel={page.t('tokens.revokeWho', { name: text(tk.name) })} />
                 </td>
@@ -199,8 +207,9 @@ export async function createApiToken(page: Page, id: string): Promise<Outcome> {
   if (refused) return refused
   const u = await ownAccount(page, id)
   const name = str(form.name).trim()
+  const scopes = str(form.scopes).trim()
   try {
-    const r: Dict = await call(page, 'api_token_create', { user: u.name, name })
+    const r: Dict = await call(page, 'api_token_create', { user: u.name, name, ...(scopes && { scopes }) })
     return { view: await apiTokensView(page, id, { name, token: str(r.token) }) }
   } catch (e) {
     if (!(e instanceof ValidationError)) throw e
