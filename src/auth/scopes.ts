@@ -251,7 +251,8 @@ export async function checkScopes(
   if (ACCOUNT.has(name)) throw refuse()
   if (scopes.some((s) => s.kind === 'write')) return
   const resolve = TARGETED[name]
-  if (!resolve) throw refuse()
+  // only an organization or a table scope can allow a write, and only a targeted one
+  if (!resolve || !scopes.some((s) => s.kind === 'organization' || s.kind === 'datastore')) throw refuse()
   const target = await resolve(ctx, input)
   const orgs = new Set(scopes.flatMap((s) => (s.kind === 'organization' ? [s.id] : [])))
   if (target.orgs.length && target.orgs.every((o) => o !== null && orgs.has(o))) return

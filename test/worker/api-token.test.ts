@@ -44,6 +44,25 @@ describe('API tokens on the Worker', () => {
   }, 60_000)
 })
 
+describe('scoped API tokens on the Worker', () => {
+  it('reads with a read token and is refused a write, in this isolate and another', async () => {
+    const org = await ok('organization_create', { name: 'edge-scoped-org' }, w.sysadmin)
+    const { token } = await ok('api_token_create', { user: 'admin', name: 'edge-read', scopes: ['read'] }, w.sysadmin)
+    const narrow = await ok('api_token_create', { user: 'admin', name: 'edge-org', scopes: [`write:organization:${org.name}`] }, w.sysadmin)
+    const other = await w.isolate()
+    for (const mf of [w.mf, other]) {
+      expect((await callWorker(mf, 'organization_show', { id: org.id }, { apikey: token })).status).toBe(200)
+      const r = await callWorker(mf, 'package_create', { name: 'edge-scoped-data', owner_org: org.id }, { apikey: token })
+      expect(r.status).toBe(403)
+      expect(r.body.error.message).toBe("Access denied: This API token's scopes (read) do not allow package_create")
+      // a sysadmin's narrowed token has no sysadmin powers
+      expect((await callWorker(mf, 'user_create', { name: 'edge-nobody', email: 'n@example.com', password: 'password123' }, { apikey: narrow.token })).status).toBe(403)
+    }
+    const made = await ok('package_create', { name: 'edge-scoped-data', owner_org: org.id }, { apikey: narrow.token })
+    expect(made.owner_org).toBe(org.id)
+  }, 60_000)
+})
+
 describe('user_invite on the Worker', () => {
   it('says that mail is not configured there, and creates nobody', async () => {
     await ok('organization_create', { name: 'edge-invite-org' }, w.sysadmin)
