@@ -7,6 +7,7 @@ import { actions as dashboard } from './dashboard'
 import { actions as datastore } from './datastore'
 import { actions as dcat } from './dcat'
 import { actions as harvest } from './harvest'
+import { actions as webhook } from './webhook'
 import { actions as follow } from './follow'
 import { actions as group } from './group'
 import { actions as job } from './job'
@@ -54,5 +55,5 @@ export const registry = build([
   follow, activity, dashboard,
   relationship, rating, taskStatus, termTranslation,
   resourceView, xloader,
-  job, changes, scheming, dcat, harvest,
+  job, changes, scheming, dcat, harvest, webhook,
 ])

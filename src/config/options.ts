@@ -178,6 +178,7 @@ export const OPTIONS: OptionDef[] = [
   o('service.backup.dir', 'string', '', 'Node: a directory where the server makes backups on a schedule (npm run admin -- backup, run as a background job); empty: no scheduled backups.'),
   o('service.backup.interval_hours', 'int', 24, 'Node, with service.backup.dir: hours between scheduled backups.'),
   o('service.backup.keep', 'int', 7, 'Node, with service.backup.dir: backups kept there (the oldest go after each new one).'),
+  o('service.webhooks.allow_private_urls', 'bool', false, 'Webhooks (beyond CKAN): allow webhook URLs on loopback, link-local and private addresses (refused by default: the SSRF guard).'),
   o('service.jobs.concurrency', 'int', 2, 'Jobs the Node server runs at once in its own process (2: a quick job is not held behind one long load); 0: none (run `npm run worker` instead). `npm run worker` runs this many too (at least 1).'),
   o('service.jobs.queues', 'list', ['default'], 'Queues the runners take jobs from (oldest job first across them).'),
   o('service.jobs.lease_seconds', 'int', 300, 'How long a claimed job stays with its runner without a renewal (renewed every half of it); a dead runner\'s job runs again once it expires.'),

@@ -325,6 +325,54 @@ export const apiTokens = sqliteTable(
   (t) => [index('api_token_user_idx').on(t.user_id)],
 )
 
+/**
+ * Webhooks (beyond CKAN): a user's subscription to the change feed's events, delivered to `url`
+ * as Standard Webhooks signed with `secret`. `events` and `filters` are JSON (null: every event,
+ * no filter); `after_seq` is the change-log position its deliveries start after.
+ */
+export const webhooks = sqliteTable(
+  'webhook',
+  {
+    id: text().primaryKey(),
+    user_id: text().notNull(),
+    url: text().notNull(),
+    events: text(),
+    filters: text(),
+    secret: text().notNull(),
+    active: integer({ mode: 'boolean' }).notNull().default(true),
+    after_seq: integer().notNull().default(0),
+    created: text().notNull(),
+    modified: text().notNull(),
+    /** When deliveries started failing without a success since (null: not failing). */
+    failing_since: text(),
+    /** Why it was turned off by the site (failing too long), or null. */
+    disabled_reason: text(),
+  },
+  (t) => [index('webhook_user_idx').on(t.user_id)],
+)
+
+/** One event for one webhook: its message id (the webhook-id header), its attempts and outcome. */
+export const webhookDeliveries = sqliteTable(
+  'webhook_delivery',
+  {
+    id: text().primaryKey(),
+    webhook_id: text().notNull(),
+    event: text().notNull(),
+    seq: integer(),
+    payload: text().notNull(),
+    /** pending, delivered or failed (no attempt left) */
+    status: text().notNull(),
+    attempts: integer().notNull().default(0),
+    response_code: integer(),
+    latency_ms: integer(),
+    error: text(),
+    created: text().notNull(),
+    last_attempt: text(),
+    next_attempt: text(),
+  },
+  (t) => [index('webhook_delivery_webhook_idx').on(t.webhook_id, t.created)],
+)
+
 /** Secrets the site generates for itself on first start (the API token signing key); never config. */
 export const siteSecrets = sqliteTable('site_secret', {
   key: text().primaryKey(),

@@ -153,6 +153,10 @@ describe('registry', () => {
       // table versions (issue 34)
       'datastore_versions_list',
       'datastore_diff',
+      // webhooks (issue 35): the reads of one's own webhooks
+      'webhook_list',
+      'webhook_show',
+      'webhook_deliveries_list',
       // CKAN 2.10's additions to get.py (issue 31), readable with GET there too
       'organization_followee_count',
       'dcat_catalog_show',

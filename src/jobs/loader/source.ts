@@ -45,16 +45,20 @@ export async function openSource(
 
 /**
  * Why `url` may not be fetched (the SSRF guard: loopback, link-local and private addresses,
- * unless service.loader.allow_private_urls), or undefined when it may. Shared by the loader and
- * the harvesters.
+ * unless `option`, by default service.loader.allow_private_urls), or undefined when it may.
+ * Shared by the loader, the harvesters and the webhooks.
  */
-export async function fetchRefusal(deps: Deps, url: URL): Promise<string | undefined> {
-  if (deps.config.bool('service.loader.allow_private_urls')) return undefined
+export async function fetchRefusal(
+  deps: Deps,
+  url: URL,
+  option = 'service.loader.allow_private_urls',
+): Promise<string | undefined> {
+  if (deps.config.bool(option)) return undefined
   const host = url.hostname
   const literal = addressLiteral(host)
   const refusal =
     `Refusing to fetch ${url.origin}: it is a loopback, link-local or private address ` +
-    '(service.loader.allow_private_urls allows it)'
+    `(${option} allows it)`
   if (literal !== undefined) return isBlockedAddress(literal) ? refusal : undefined
   if (host === 'localhost' || host.endsWith('.localhost')) return refusal
   const resolve = deps.loader?.resolve
