@@ -6,6 +6,7 @@ import { harvestGatherJob, harvestImportJob } from './harvest/kinds'
 import { backupJob } from './backup'
 import { transferJob } from './transfer'
 import { datastoreProfileJob } from './datastore-profile'
+import { webhookDispatchJob } from './webhooks'
 
 /** Every kind, in one list; a new kind is defined in its own file and added here. */
 const KINDS: JobKind<Deps>[] = [
@@ -15,6 +16,7 @@ const KINDS: JobKind<Deps>[] = [
   backupJob as JobKind<Deps>,
   transferJob as JobKind<Deps>,
   datastoreProfileJob as JobKind<Deps>,
+  webhookDispatchJob as JobKind<Deps>,
 ]
 
 export const jobKinds = new JobKinds<Deps>(KINDS)

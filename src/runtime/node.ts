@@ -16,6 +16,7 @@ import { runOptionsFrom } from '../jobs/runner'
 import { jobKinds } from '../jobs/kinds'
 import { scheduleDueHarvests } from '../jobs/harvest/schedule'
 import { scheduleDueBackup } from '../jobs/backup'
+import { scheduleWebhookRun } from '../jobs/webhooks'
 import { nodeBackupPort } from './node-backup'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
@@ -148,6 +149,16 @@ if (deps.backups) {
       .catch((e) => console.error('backup scheduling failed', e))
   setTimeout(due, 30_000).unref()
   setInterval(due, 600_000).unref()
+}
+
+// Webhooks: a delivery run every service.webhooks.poll_seconds while a webhook is active.
+{
+  const every = Math.max(1, config.int('service.webhooks.poll_seconds'))
+  setInterval(() => {
+    scheduleWebhookRun(deps)
+      .then((id) => id && jobs.wake())
+      .catch((e) => console.error('webhook scheduling failed', e))
+  }, every * 1000).unref()
 }
 
 // At shutdown the search index is saved if it moved on since its last snapshot, so the next start

@@ -19,6 +19,7 @@ import {
 import { libsqlJobQueue } from '../jobs/job-queue'
 import { jobKinds } from '../jobs/kinds'
 import { scheduleDueHarvests } from '../jobs/harvest/schedule'
+import { scheduleWebhookRun } from '../jobs/webhooks'
 import { drainEach, runOptionsFrom, type RunOutcome } from '../jobs/runner'
 import { directWriter } from '../model/write-batcher'
 import { pruneStatement } from '../model/changes'
@@ -172,6 +173,10 @@ function build(env: WorkerEnv): Built {
     // harvest sources whose frequency makes them due get their job first
     await scheduleDueHarvests(await depsFor(config)).catch((e: unknown) =>
       console.error('harvest scheduling failed:', e),
+    )
+    // and a webhook delivery run while a webhook is active
+    await scheduleWebhookRun(await depsFor(config)).catch((e: unknown) =>
+      console.error('webhook scheduling failed:', e),
     )
     const { queues, leaseMs } = runOptionsFrom(config)
     const { ran } = await drainEach(() => depsFor(config), jobKinds, {

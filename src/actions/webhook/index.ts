@@ -5,6 +5,7 @@ import { webhookDeliveriesList } from './webhook_deliveries_list'
 import { webhookDelete } from './webhook_delete'
 import { webhookList } from './webhook_list'
 import { webhookShow } from './webhook_show'
+import { webhookTest } from './webhook_test'
 import { webhookUpdate } from './webhook_update'
 
 export const actions: Action<any, any>[] = [
@@ -14,4 +15,5 @@ export const actions: Action<any, any>[] = [
   webhookUpdate,
   webhookDelete,
   webhookDeliveriesList,
+  webhookTest,
 ]

@@ -1,5 +1,5 @@
 // webhook_deliveries_list: what was delivered to a webhook, newest first.
-import { desc, eq } from 'drizzle-orm'
+import { desc, eq, sql } from 'drizzle-orm'
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { webhookDeliveries } from '../../db/schema'
@@ -28,7 +28,7 @@ created, last_attempt and next_attempt.
       .select()
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.webhook_id, row.id))
-      .orderBy(desc(webhookDeliveries.created), desc(webhookDeliveries.id))
+      .orderBy(desc(sql`webhook_delivery.rowid`))
       .limit(Math.min(p.limit ?? 100, 1000))
       .offset(p.offset ?? 0)
     return rows.map(({ payload: _payload, webhook_id: _w, seq: _s, ...d }) => d)
