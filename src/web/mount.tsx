@@ -19,6 +19,7 @@ import { userPage } from './pages/user'
 import { createDataset, createResource, follow, newDatasetView, newResourceView } from './pages/publish'
 import { addMember, createGroup, deleteGroup, deleteGroupView, editGroupView, membersView, newGroupView, removeMember, updateGroup } from './pages/group-manage'
 import { apiTokensView, createApiToken, editUserView, revokeApiToken, updateUser } from './pages/user-settings'
+import { createWebhook, webhookAction, webhooksView, webhookView } from './pages/user-webhooks'
 import { register, registerView, requestReset, resetPassword, resetRequestView, resetView } from './pages/register'
 import { activityPage } from './pages/activity'
 import { abortJob, clearSource, clearView, createSource, editSourceView, jobPage, jobsPage, newSourceView, objectContent, reharvest, sourcePage, sourcesPage, updateSource } from './pages/harvest'
@@ -269,6 +270,11 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.get('/user/:id/api-tokens', route(source, 'User', signedIn((page, c) => apiTokensView(page, id(c)))))
   app.post('/user/:id/api-tokens', route(source, 'User', signedIn((page, c) => createApiToken(page, id(c)))))
   app.post('/user/:id/api-tokens/:jti/revoke', route(source, 'User', signedIn((page, c) => revokeApiToken(page, id(c), c.req.param('jti')!))))
+  app.get('/user/:id/webhooks', route(source, 'User', signedIn((page, c) => webhooksView(page, id(c)))))
+  app.post('/user/:id/webhooks', route(source, 'User', signedIn((page, c) => createWebhook(page, id(c)))))
+  app.get('/user/:id/webhooks/:hook', route(source, 'User', signedIn((page, c) => webhookView(page, id(c), c.req.param('hook')!))))
+  app.post('/user/:id/webhooks/:hook/test', route(source, 'User', signedIn((page, c) => webhookAction(page, id(c), c.req.param('hook')!, 'test'))))
+  app.post('/user/:id/webhooks/:hook/delete', route(source, 'User', signedIn((page, c) => webhookAction(page, id(c), c.req.param('hook')!, 'delete'))))
   app.get('/user/register', route(source, 'Page', (page) => (page.ctx.user ? { redirect: '/dashboard' } : registerView(page))))
   app.post('/user/register', route(source, 'Page', (page) => register(page)))
   app.get('/user/reset', route(source, 'Page', (page) => resetRequestView(page)))

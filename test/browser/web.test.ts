@@ -252,7 +252,7 @@ run('the web front end in Chromium', () => {
     await ctx.close()
   }, 60_000)
 
-  it("a user's settings pages (profile, API tokens with one made) pass axe and fit", async () => {
+  it("a user's settings pages (profile, API tokens with one made, webhooks with one made) pass axe and fit", async () => {
     const ctx = await browser.newContext()
     const page = await ctx.newPage()
     await signIn(page)
@@ -263,6 +263,14 @@ run('the web front end in Chromium', () => {
     expect(await page.inputValue('#new-token')).toMatch(/^eyJ/)
     expect(await axe(page)).toEqual([])
     await check('/user/ella-editor/api-tokens', undefined, page)
+    // webhooks: the list with its form, and a webhook's page with a test delivery
+    await page.goto(server.url + '/user/ella-editor/webhooks')
+    await page.fill('#hook-url', 'https://hooks.example.org/ella')
+    await page.fill('#hook-events', 'dataset.*')
+    await Promise.all([page.waitForURL(/\/webhooks\/[^/]+$/), page.click('button:has-text("Add webhook")')])
+    expect(await page.inputValue('#hook-secret')).toMatch(/^whsec_/)
+    expect(await axe(page)).toEqual([])
+    await check('/user/ella-editor/webhooks', undefined, page)
     await ctx.close()
   }, 60_000)
 

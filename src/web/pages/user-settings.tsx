@@ -20,18 +20,19 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '')
 
 
 /** The user `id` (with private fields), if the caller is that user or a sysadmin. */
-async function ownAccount(page: Page, id: string): Promise<Dict> {
+export async function ownAccount(page: Page, id: string): Promise<Dict> {
   const u: Dict = await call(page, 'user_show', { id })
   requireSelfOrSysadmin(page.ctx, u as { id: string })
   return u
 }
 
-const userHref = (u: Dict) => `/user/${encodeURIComponent(u.name)}`
+export const userHref = (u: Dict) => `/user/${encodeURIComponent(u.name)}`
 
-function SettingsNav({ u, page }: { u: Dict; page: Page }) {
+export function SettingsNav({ u, page }: { u: Dict; page: Page }) {
   return (
     <p>
-      <a href={`/user/edit/${encodeURIComponent(u.name)}`}>{page.t('settings.profile')}</a> · <a href={`${userHref(u)}/api-tokens`}>{page.t('user.apiTokens')}</a>
+      <a href={`/user/edit/${encodeURIComponent(u.name)}`}>{page.t('settings.profile')}</a> · <a href={`${userHref(u)}/api-tokens`}>{page.t('user.apiTokens')}</a> ·{' '}
+      <a href={`${userHref(u)}/webhooks`}>{page.t('webhooks.heading')}</a>
     </p>
   )
 }
