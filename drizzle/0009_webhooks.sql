@@ -15,6 +15,7 @@ CREATE TABLE `webhook_delivery` (
 );
 --> statement-breakpoint
 CREATE INDEX `webhook_delivery_webhook_idx` ON `webhook_delivery` (`webhook_id`,`created`);--> statement-breakpoint
+CREATE INDEX `webhook_delivery_due_idx` ON `webhook_delivery` (`status`,`next_attempt`);--> statement-breakpoint
 CREATE TABLE `webhook` (
 	`id` text PRIMARY KEY NOT NULL,
 	`user_id` text NOT NULL,

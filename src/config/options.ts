@@ -181,6 +181,8 @@ export const OPTIONS: OptionDef[] = [
   o('service.webhooks.allow_private_urls', 'bool', false, 'Webhooks (beyond CKAN): allow webhook URLs on loopback, link-local and private addresses (refused by default: the SSRF guard).'),
   o('service.webhooks.retry_seconds', 'list', ['5', '300', '1800', '7200', '18000', '36000', '36000'], 'Webhooks: the pause before each retry of a failed delivery, in seconds (Standard Webhooks\' schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, a little more than a day in all); after the last the delivery is failed.'),
   o('service.webhooks.disable_after_days', 'int', 5, 'Webhooks: a webhook whose deliveries have failed this many days without a success is turned off, and its owner told by e-mail.'),
+  o('service.webhooks.concurrency', 'int', 16, 'Webhooks: how many webhooks a delivery run sends to at once (each one\'s events one after another, in order).'),
+  o('service.webhooks.keep_days', 'int', 30, 'Webhooks: how long the record of a settled (delivered or failed) delivery is kept; 0: for ever.'),
   o('service.webhooks.poll_seconds', 'int', 5, 'Webhooks: how often the Node server queues a delivery run while a webhook is active (Workers: each Cron Trigger).'),
   o('service.jobs.concurrency', 'int', 2, 'Jobs the Node server runs at once in its own process (2: a quick job is not held behind one long load); 0: none (run `npm run worker` instead). `npm run worker` runs this many too (at least 1).'),
   o('service.jobs.queues', 'list', ['default'], 'Queues the runners take jobs from (oldest job first across them).'),

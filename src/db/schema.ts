@@ -370,7 +370,11 @@ export const webhookDeliveries = sqliteTable(
     last_attempt: text(),
     next_attempt: text(),
   },
-  (t) => [index('webhook_delivery_webhook_idx').on(t.webhook_id, t.created)],
+  (t) => [
+    index('webhook_delivery_webhook_idx').on(t.webhook_id, t.created),
+    // the pending ones by when they are due (the delivery runs read only these)
+    index('webhook_delivery_due_idx').on(t.status, t.next_attempt),
+  ],
 )
 
 /** Secrets the site generates for itself on first start (the API token signing key); never config. */

@@ -2,7 +2,7 @@
 // each active webhook, as its owner may see them (auth/changes-feed.ts, like changes_list), and
 // sends the deliveries that are due, signed per the Standard Webhooks specification, retrying a
 // failed one on a schedule and turning off a webhook that keeps failing.
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, lte, sql } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { z } from 'zod'
 import { readChanges, type Change } from '../auth/changes-feed'
@@ -18,8 +18,10 @@ export const WEBHOOK_KIND = 'webhook_dispatch'
 
 /** Log rows one webhook reads per run (its cursor moves on by at most this many). */
 const FAN_OUT_ROWS = 500
-/** Deliveries one run sends at most (the next run sends the rest). */
-const SEND_PER_RUN = 200
+/** Due deliveries read at a time. */
+const SEND_PAGE = 1000
+/** How long one run keeps sending (the next run sends the rest). */
+const SEND_BUDGET_MS = 20_000
 /** How long a receiver has to answer. */
 const SEND_TIMEOUT_MS = 10_000
 
@@ -125,51 +127,84 @@ export function retrySchedule(deps: Pick<Deps, 'config'>): number[] {
     .filter((n) => Number.isFinite(n) && n >= 0)
 }
 
-/** Sends the deliveries that are due (oldest first) and records each outcome. */
+/**
+ * Sends the deliveries that are due and records each outcome: a page at a time in the order they
+ * were made, a webhook's one after another (its events arrive as they happened), up to
+ * service.webhooks.concurrency webhooks at once, until none is due or the run's time is up.
+ */
 async function sendDue(deps: Deps): Promise<{ delivered: number; failed: number }> {
-  const now = deps.now()
-  const due = await deps.db
-    .select({ d: webhookDeliveries, w: webhooks })
-    .from(webhookDeliveries)
-    .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhook_id))
-    .where(and(eq(webhookDeliveries.status, 'pending'), eq(webhooks.active, true)))
-    // in the order they were made (rowid): a webhook's events arrive as they happened
-    .orderBy(sql`webhook_delivery.rowid`)
-    .limit(SEND_PER_RUN * 4)
+  const schedule = retrySchedule(deps)
+  const lanes = Math.max(1, deps.config.int('service.webhooks.concurrency'))
+  const until = Date.now() + SEND_BUDGET_MS
   let delivered = 0
   let failed = 0
-  const schedule = retrySchedule(deps)
-  let sent = 0
-  for (const { d, w } of due) {
-    if (d.next_attempt && d.next_attempt > now) continue
-    if (sent++ >= SEND_PER_RUN) break
-    const started = Date.now()
-    const outcome = await send(deps, w, d.id, d.payload)
-    const latency = Date.now() - started
-    const at = deps.now()
-    const attempts = d.attempts + 1
-    const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300
-    const retryIn = schedule[attempts - 1]
-    const status = ok ? 'delivered' : retryIn === undefined ? 'failed' : 'pending'
-    const stmts: RawStatement[] = [
-      {
-        sql: `UPDATE webhook_delivery SET status = ?, attempts = ?, response_code = ?, latency_ms = ?, error = ?,
-                last_attempt = ?, next_attempt = ? WHERE id = ?`,
-        args: [status, attempts, outcome.status ?? null, latency, ok ? null : outcome.error ?? `HTTP ${outcome.status}`, at,
-          status === 'pending' ? addMs(at, retryIn! * 1000) : null, d.id],
-      },
-      ok
-        ? { sql: 'UPDATE webhook SET failing_since = NULL WHERE id = ?', args: [w.id] }
-        : { sql: 'UPDATE webhook SET failing_since = coalesce(failing_since, ?) WHERE id = ?', args: [at, w.id] },
-    ]
-    await deps.writer.write(stmts)
-    if (ok) delivered++
-    else {
-      failed++
-      await disableIfFailingTooLong(deps, w.id)
+  const failing = new Set<string>()
+  while (Date.now() < until) {
+    const due = await deps.db
+      .select({ d: webhookDeliveries, w: webhooks })
+      .from(webhookDeliveries)
+      .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhook_id))
+      .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.next_attempt, deps.now()), eq(webhooks.active, true)))
+      // in the order they were made (rowid): a webhook's events arrive as they happened
+      .orderBy(sql`webhook_delivery.rowid`)
+      .limit(SEND_PAGE)
+    if (!due.length) break
+    const byHook = new Map<string, typeof due>()
+    for (const row of due) {
+      const list = byHook.get(row.w.id)
+      if (list) list.push(row)
+      else byHook.set(row.w.id, [row])
     }
+    const queue = [...byHook.values()]
+    const outcomes: RawStatement[] = []
+    const lane = async () => {
+      for (let rows = queue.shift(); rows; rows = queue.shift()) {
+        for (const { d, w } of rows) {
+          // a webhook whose delivery just failed keeps its later events for the retry
+          if (failing.has(w.id)) break
+          const started = Date.now()
+          const outcome = await send(deps, w, d.id, d.payload)
+          const at = deps.now()
+          const attempts = d.attempts + 1
+          const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300
+          const retryIn = schedule[attempts - 1]
+          const status = ok ? 'delivered' : retryIn === undefined ? 'failed' : 'pending'
+          outcomes.push(
+            {
+              sql: `UPDATE webhook_delivery SET status = ?, attempts = ?, response_code = ?, latency_ms = ?, error = ?,
+                      last_attempt = ?, next_attempt = ? WHERE id = ?`,
+              args: [status, attempts, outcome.status ?? null, Date.now() - started, ok ? null : outcome.error ?? `HTTP ${outcome.status}`, at,
+                status === 'pending' ? addMs(at, retryIn! * 1000) : null, d.id],
+            },
+            ok
+              ? { sql: 'UPDATE webhook SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', args: [w.id] }
+              : { sql: 'UPDATE webhook SET failing_since = coalesce(failing_since, ?) WHERE id = ?', args: [at, w.id] },
+          )
+          if (ok) delivered++
+          else {
+            failed++
+            failing.add(w.id)
+          }
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(lanes, queue.length) }, lane))
+    if (outcomes.length) await deps.writer.write(outcomes)
+    for (const id of failing) await disableIfFailingTooLong(deps, id)
+    if (due.length < SEND_PAGE) break
   }
+  await pruneDeliveries(deps)
   return { delivered, failed }
+}
+
+/** Drops the record of deliveries settled longer ago than service.webhooks.keep_days. */
+async function pruneDeliveries(deps: Deps) {
+  const days = deps.config.int('service.webhooks.keep_days')
+  if (days <= 0) return
+  const cutoff = addMs(deps.now(), -days * 86_400_000)
+  await deps.writer.write([
+    { sql: "DELETE FROM webhook_delivery WHERE status IN ('delivered', 'failed') AND last_attempt < ?", args: [cutoff] },
+  ])
 }
 
 /** POSTs one delivery; the receiver's status, or why there was none. */
