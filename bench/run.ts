@@ -25,6 +25,8 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 // BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),
 // BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
+// BENCH_ONLY=webhooks (not part of the default run): BENCH_WEBHOOK_SUBSCRIBERS (1000) webhooks × BENCH_WEBHOOK_CHANGES (1000)
+// dataset events delivered to a local receiver, beside the same signed POSTs from one loop (bench/webhooks.ts).
 // BENCH_ONLY=profile (not part of the default run): the column profile job over BENCH_DS_ROWS rows, its time and peak RSS.
 // BENCH_ONLY=versions (not part of the default run): table versions over BENCH_DS_ROWS rows (bench/datastore-versions.ts).
 // BENCH_ONLY=aggregate (not part of the default run): datastore_search with group_by and aggregates over HTTP beside the
@@ -129,6 +131,12 @@ if (only === 'versions') {
   console.log('\n# 3d. versions: table versions, 1 % of the rows changed per version (history size, write cost, as_of search)')
   const { versionsBench } = await import('./datastore-versions')
   await versionsBench()
+}
+
+if (only === 'webhooks') {
+  console.log('\n# 8. webhooks: fan-out of every dataset event to many subscribers, delivered to a local receiver')
+  const { webhooksBench } = await import('./webhooks')
+  await webhooksBench()
 }
 
 if (only === 'aggregate') {
