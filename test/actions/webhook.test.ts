@@ -70,6 +70,10 @@ describe('webhook_create', () => {
     expect(r.body.error.secret[0]).toMatch(/^Must be whsec_/)
     expect(r.body.error.active).toEqual(['Must be true or false'])
     expect((await t.call('webhook_create', {}, ann)).body.error.url).toEqual(['Missing value'])
+    // base64 characters of a length no encoding makes
+    const odd = await t.call('webhook_create', { url: 'https://hooks.example.com/x', secret: 'whsec_' + 'A'.repeat(33) }, ann)
+    expect(odd.status).toBe(409)
+    expect(odd.body.error.secret[0]).toMatch(/^Must be whsec_/)
   })
 
   it('lets loopback URLs in with service.webhooks.allow_private_urls, and takes a given secret', async () => {

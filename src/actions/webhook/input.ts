@@ -89,7 +89,12 @@ export async function checkWebhookInput(ctx: ActionContext, input: DataDict, req
 
   if (input.secret !== undefined && input.secret !== null && input.secret !== '') {
     const s = input.secret
-    const bytes = typeof s === 'string' && /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(s) ? atob(s.slice(6)).length : 0
+    let bytes = 0
+    try {
+      if (typeof s === 'string' && /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(s)) bytes = atob(s.slice(6)).length
+    } catch {
+      bytes = 0 // not base64 after all (a length no encoding makes)
+    }
     if (bytes < 24 || bytes > 64) add('secret', 'Must be whsec_ followed by 24 to 64 bytes in base64 (or leave it out: one is made)')
     else out.secret = s as string
   }
