@@ -52,16 +52,34 @@ export async function scheduleWebhookRun(deps: Deps): Promise<string | null> {
 const eventOf = (c: Change) => `${c.type}.${c.change}`
 
 /** The JSON body of a delivery (Standard Webhooks' type, timestamp, data). */
-export function deliveryPayload(event: string, timestamp: string, data: Record<string, unknown>): string {
+function deliveryPayload(event: string, timestamp: string, data: Record<string, unknown>): string {
   return JSON.stringify({ type: event, timestamp: timestamp.endsWith('Z') ? timestamp : `${timestamp}Z`, data })
+}
+
+/** The statement keeping a new delivery, due at once; `id` is its webhook-id. */
+export function newDeliveryStatement(
+  deps: Pick<Deps, 'now'>,
+  d: { id: string; webhookId: string; event: string; seq: number | null; timestamp: string; data: Record<string, unknown> },
+): RawStatement {
+  const now = deps.now()
+  return {
+    sql: `INSERT INTO webhook_delivery (id, webhook_id, event, seq, payload, status, attempts, created, next_attempt)
+          VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
+    args: [d.id, d.webhookId, d.event, d.seq, deliveryPayload(d.event, d.timestamp, d.data), now, now],
+  }
 }
 
 /** Makes the deliveries of every active webhook for the log rows after its cursor; how many. */
 async function fanOut(deps: Deps): Promise<number> {
   const hooks = await deps.db.select().from(webhooks).where(eq(webhooks.active, true))
   let made = 0
+  // what the filters look up, once per run (every webhook reads the same log rows)
+  const lookups: FilterLookups = { datasetOf: new Map(), orgOf: new Map() }
+  const owners = new Map<string, typeof users.$inferSelect | undefined>()
   for (const hook of hooks) {
-    const [owner] = await deps.db.select().from(users).where(eq(users.id, hook.user_id)).limit(1)
+    if (!owners.has(hook.user_id))
+      owners.set(hook.user_id, (await deps.db.select().from(users).where(eq(users.id, hook.user_id)).limit(1))[0])
+    const owner = owners.get(hook.user_id)
     if (!owner || owner.state === 'deleted') continue
     const ctx = { ...systemContext(deps), user: owner }
     const { changes, last } = await readChanges(ctx, hook.after_seq, FAN_OUT_ROWS, EVENT_TYPES)
@@ -69,8 +87,7 @@ async function fanOut(deps: Deps): Promise<number> {
     const events = hook.events ? (JSON.parse(hook.events) as string[]) : null
     const filters = hook.filters ? (JSON.parse(hook.filters) as WebhookFilters) : {}
     const wanted: Change[] = []
-    for (const c of changes) if (eventMatches(events, eventOf(c)) && (await passesFilters(deps, c, filters))) wanted.push(c)
-    const now = deps.now()
+    for (const c of changes) if (eventMatches(events, eventOf(c)) && (await passesFilters(deps, c, filters, lookups))) wanted.push(c)
     const stmts: RawStatement[] = [
       // the cursor moves only from where this run read it: a second run on the same rows fails
       // (NOT NULL) instead of making their deliveries twice
@@ -78,14 +95,9 @@ async function fanOut(deps: Deps): Promise<number> {
         sql: 'UPDATE webhook SET after_seq = CASE WHEN after_seq = ? THEN ? ELSE NULL END WHERE id = ?',
         args: [hook.after_seq, last, hook.id],
       },
-      ...wanted.map((c) => {
-        const event = eventOf(c)
-        return {
-          sql: `INSERT INTO webhook_delivery (id, webhook_id, event, seq, payload, status, attempts, created, next_attempt)
-                VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)`,
-          args: [deps.newId(), hook.id, event, c.seq, deliveryPayload(event, c.timestamp, { ...c }), now, now],
-        }
-      }),
+      ...wanted.map((c) =>
+        newDeliveryStatement(deps, { id: deps.newId(), webhookId: hook.id, event: eventOf(c), seq: c.seq, timestamp: c.timestamp, data: { ...c } }),
+      ),
     ]
     try {
       await deps.writer.write(stmts)
@@ -97,8 +109,14 @@ async function fanOut(deps: Deps): Promise<number> {
   return made
 }
 
+/** Datasets of resources and organizations of datasets, as a run found them. */
+interface FilterLookups {
+  datasetOf: Map<string, string | undefined>
+  orgOf: Map<string, string | null | undefined>
+}
+
 /** Whether a change is about the objects a webhook's filters name (ids as stored). */
-async function passesFilters(deps: Deps, c: Change, f: WebhookFilters): Promise<boolean> {
+async function passesFilters(deps: Deps, c: Change, f: WebhookFilters, seen: FilterLookups): Promise<boolean> {
   if (f.entity_type && f.entity_type !== c.type) return false
   if (!f.organization && !f.dataset && !f.resource) return true
   if (f.resource) return (c.type === 'resource' || c.type === 'datastore') && c.id === f.resource
@@ -106,15 +124,21 @@ async function passesFilters(deps: Deps, c: Change, f: WebhookFilters): Promise<
   let datasetId: string | undefined
   if (c.type === 'dataset') datasetId = c.id
   else if (c.type === 'resource' || c.type === 'datastore') {
-    const [r] = await deps.read('SELECT package_id FROM resource WHERE id = ?', [c.id])
-    datasetId = r ? String(r.package_id) : undefined
+    if (!seen.datasetOf.has(c.id)) {
+      const [r] = await deps.read('SELECT package_id FROM resource WHERE id = ?', [c.id])
+      seen.datasetOf.set(c.id, r ? String(r.package_id) : undefined)
+    }
+    datasetId = seen.datasetOf.get(c.id)
   }
   if (f.dataset && datasetId !== f.dataset) return false
   if (f.organization) {
     if (c.type === 'organization') return c.id === f.organization
     if (!datasetId) return false
-    const [p] = await deps.read('SELECT owner_org FROM package WHERE id = ?', [datasetId])
-    return !!p && p.owner_org === f.organization
+    if (!seen.orgOf.has(datasetId)) {
+      const [p] = await deps.read('SELECT owner_org FROM package WHERE id = ?', [datasetId])
+      seen.orgOf.set(datasetId, p ? (p.owner_org as string | null) : undefined)
+    }
+    return seen.orgOf.get(datasetId) === f.organization
   }
   return true
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { defineAction } from '../action'
 import { ValidationError } from '../../errors'
-import { deliveryPayload, scheduleWebhookRun } from '../../jobs/webhooks'
+import { newDeliveryStatement, scheduleWebhookRun } from '../../jobs/webhooks'
 import { loadWebhookRow, ownWebhook } from './webhook_show'
 
 export const webhookTest = defineAction({
@@ -21,13 +21,8 @@ id), sent by the next delivery run like any other and listed by webhook_deliveri
     const row = await loadWebhookRow(ctx, input.id)
     if (!row.active) throw ValidationError.field('id', 'The webhook is turned off (webhook_update with active: true)')
     const id = ctx.newId()
-    const now = ctx.now()
     await ctx.writer.write([
-      {
-        sql: `INSERT INTO webhook_delivery (id, webhook_id, event, seq, payload, status, attempts, created, next_attempt)
-              VALUES (?, ?, 'webhook.test', NULL, ?, 'pending', 0, ?, ?)`,
-        args: [id, row.id, deliveryPayload('webhook.test', now, { webhook_id: row.id }), now, now],
-      },
+      newDeliveryStatement(ctx, { id, webhookId: row.id, event: 'webhook.test', seq: null, timestamp: ctx.now(), data: { webhook_id: row.id } }),
     ])
     await scheduleWebhookRun(ctx)
     return { id }
