@@ -67,6 +67,19 @@ export interface Deps {
   answers?: AnswerCache
   /** The site's metadata schemas (ckanext-scheming files); absent: CKAN's core schemas only. */
   schemas?: SchemaRegistry
+  /**
+   * Where rate-limit counters live (service.ratelimit.*): shared by every process on Node (a
+   * libSQL file or the primary), a Durable Object on Workers; absent: this process's memory.
+   */
+  rateLimits?: RateLimitStore
+}
+
+export interface RateLimitStore {
+  /**
+   * Adds one to `key`'s count in the window that began at `windowStart` (seconds since the epoch)
+   * and lasts `seconds`; resolves to the count with it.
+   */
+  hit(key: string, windowStart: number, seconds: number): Promise<number>
 }
 
 export interface BackupPort {

@@ -98,6 +98,21 @@ export class CsrfRefused extends ActionError {
   readonly status = 400
 }
 
+/**
+ * 429 Too Many Requests (beyond CKAN, service.ratelimit.*): the caller used up a class's limit for
+ * the current window; `retryAfter` seconds until it opens again.
+ */
+export class RateLimited extends ActionError {
+  readonly type = 'Too Many Requests'
+  readonly status = 429
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super(message)
+  }
+}
+
 /** 400 with a bare JSON string body, not the envelope (unknown action, bad body, GET on a write). */
 export class BadRequest extends Error {
   constructor(detail: string) {

@@ -16,6 +16,9 @@ import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
 import { CSRF_FIELD, csrfProblem } from '../web/session'
 import { profileStamp } from '../datastore/profile'
 import { toBool } from '../validation/fields'
+import { apiKeyFrom } from '../auth/api-key'
+import { actionClass, checkRateLimit, withLimitHeaders, type LimitVerdict } from './rate-limit'
+import { clientAddress, type AddressSource } from './client-address'
 
 /**
  * The validators of a GET answer: the ETag (the help URL carries the site URL, which answers hold,
@@ -146,10 +149,13 @@ function checkCsrf(req: Request, data: DataDict, siteUrl: string) {
 }
 
 export function mountActionRoutes(app: Hono, source: DepsResolver) {
-  const handler = async (req: Request, name: string): Promise<Response> => {
+  const handler = async (c: AddressSource, name: string): Promise<Response> => {
+    const req = c.req.raw
     const help = helpUrl(source.config(req).str('service.site_url'), name)
     const staged: StagedUpload[] = []
     let deps: Deps | undefined
+    // the rate limit's headers go on every answer once the call is counted, refusals included
+    let limit: LimitVerdict | null = null
     try {
       const action = actionOffered(name, source.config(req))
       if (!action) throw new BadRequest(`Action name not known: ${name}`)
@@ -169,13 +175,18 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       delete data.callback
       const { user, byCookie } = await apiCaller(deps, hasCallback ? null : req.headers)
       if (byCookie && req.method === 'POST') checkCsrf(req, data, deps.config.str('service.site_url'))
+      const credential = hasCallback ? null : apiKeyFrom(req.headers, deps.config)
+      const klass = actionClass(name, action.readOnly, staged.length > 0)
+      limit = await checkRateLimit(deps, { user, credential, address: clientAddress(c, deps.config) }, klass)
+      if (limit?.refused) throw limit.refused
       // GET of a read action the change log covers: validators, and 304 without running it (or
       // building its context)
       let validators: Awaited<ReturnType<typeof answerValidators>> | undefined
       if (req.method === 'GET' && isCacheable(name, action.readOnly)) {
         validators = await answerValidators(deps, name, help, data, user, callback)
         const { etag } = validators
-        if (ifNoneMatch(req.headers.get('if-none-match'), etag, false)) return new Response(null, { status: 304, headers: validators })
+        if (ifNoneMatch(req.headers.get('if-none-match'), etag, false))
+          return withLimitHeaders(new Response(null, { status: 304, headers: validators }), limit)
         // an anonymous answer may come from the runtime's shared cache: its key is the ETag, so
         // a write anywhere (a new log position) leaves every older entry unused
         if (!user && !hasCallback && deps.answers) {
@@ -184,7 +195,7 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
             const res = new Response(kept.body, kept)
             for (const [k, v] of Object.entries(validators)) res.headers.set(k, v)
             res.headers.set('x-answer-cache', 'hit')
-            return res
+            return withLimitHeaders(res, limit)
           }
         }
       }
@@ -197,16 +208,16 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       const shared = deps.config.int('service.http.s_maxage')
       if (validators && !ctx.user && !hasCallback && deps.answers && shared > 0)
         await deps.answers.put(validators.etag, res.clone(), shared).catch(() => undefined)
-      return res
+      return withLimitHeaders(res, limit)
     } catch (err) {
-      return fail(help, err)
+      return withLimitHeaders(fail(help, err), limit)
     } finally {
       // an upload no action claimed (refused, invalid, failed call) leaves nothing stored
       if (deps && staged.length) await discardUnclaimed(deps.blobs, staged)
     }
   }
   for (const path of ['/api/3/action/:name', '/api/action/:name']) {
-    app.on(['GET', 'POST'], path, (c) => handler(c.req.raw, c.req.param('name') ?? ''))
+    app.on(['GET', 'POST'], path, (c) => handler(c, c.req.param('name') ?? ''))
     app.on(['PUT', 'DELETE', 'PATCH'], path, (c) => c.text('Method Not Allowed', 405))
   }
 }

@@ -11,6 +11,8 @@ import { resourceToDict } from '../model/resource'
 import { storedFileKey } from '../model/resource-file'
 import { loadResource } from '../model/resource-write'
 import { serveBlob } from './serve-blob'
+import { checkRouteLimit, withLimitHeaders } from './rate-limit'
+import type { AddressSource } from './client-address'
 
 const notFound = () =>
   new Response('404 Not Found: Resource not found', {
@@ -19,9 +21,15 @@ const notFound = () =>
   })
 
 export function mountDownloadRoute(app: Hono, source: DepsResolver) {
-  const handler = async (req: Request, id: string, resourceId: string): Promise<Response> => {
+  const handler = async (c: AddressSource, id: string, resourceId: string): Promise<Response> => {
+    const req = c.req.raw
     const deps = await source.of(req)
     const ctx = await requestContext(deps, req.headers)
+    const { refusal, verdict } = await checkRouteLimit(deps, c, ctx.user)
+    if (refusal) return refusal
+    return withLimitHeaders(await answer(req, ctx, id, resourceId), verdict)
+  }
+  const answer = async (req: Request, ctx: Awaited<ReturnType<typeof requestContext>>, id: string, resourceId: string): Promise<Response> => {
     let res, pkg
     try {
       res = await loadResource(ctx, resourceId)
@@ -49,6 +57,6 @@ export function mountDownloadRoute(app: Hono, source: DepsResolver) {
     '/dataset/:id/resource/:resource_id/download/:filename',
   ])
     app.on(['GET', 'HEAD'], path, (c) =>
-      handler(c.req.raw, c.req.param('id')!, c.req.param('resource_id')!),
+      handler(c, c.req.param('id')!, c.req.param('resource_id')!),
     )
 }

@@ -15,6 +15,7 @@ import {
 } from '../datastore/dump'
 import { FieldFail, toBool, toInt } from '../validation/fields'
 import { requestContext } from './request-context'
+import { checkRouteLimit } from './rate-limit'
 import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch } from './http-cache'
 import { parseBoundedJson } from '../lib/bounded-json'
 import { canReadTable } from '../auth/datastore'
@@ -110,6 +111,9 @@ export function mountDumpRoute(app: Hono, source: DepsResolver) {
       const db = deps.datastore?.reader ?? deps.datastore
       if (!db) return refused(resourceNotFound())
       const ctx = await requestContext(deps, c.req.raw.headers)
+      const { refusal, verdict } = await checkRouteLimit(deps, c, ctx.user)
+      if (refusal) return refusal
+      const limitHeaders = verdict?.headers ?? {}
       // validators as for the read actions: the parameters, the caller, the catalogue's log
       // position (the resource's visibility) and the table's version (its rows)
       let validators: Record<string, string> = {}
@@ -129,12 +133,13 @@ export function mountDumpRoute(app: Hono, source: DepsResolver) {
         if (e instanceof DumpRefused) return refused(e)
         throw e
       }
-      if (!dump) return new Response(null, { status: 304, headers: validators })
+      if (!dump) return new Response(null, { status: 304, headers: { ...validators, ...limitHeaders } })
       return new Response(dump.body, {
         headers: {
           'content-type': `${dump.contentType}`,
           'content-disposition': `attachment; filename="${name}.${dump.extension}"`,
           ...validators,
+          ...limitHeaders,
         },
       })
     },

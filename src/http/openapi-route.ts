@@ -14,7 +14,7 @@ import type { DepsResolver } from './deps-source'
 
 export function mountOpenApiRoutes(app: Hono, source: DepsResolver) {
   // MCP (Streamable HTTP) from the same registry; see src/mcp/server.ts
-  app.on(['GET', 'POST', 'DELETE'], '/mcp', (c) => mcpResponse(source, c.req.raw))
+  app.on(['GET', 'POST', 'DELETE'], '/mcp', (c) => mcpResponse(source, c))
   // the site's metadata schemas (ckanext-scheming) add each type's fields; see src/openapi/scheming.ts
   const documentFor = async (req: Request) => {
     const config = source.config(req)

@@ -19,6 +19,9 @@ import { actionNamed, actionOffered, callAction } from '../actions/call'
 import type { ActionContext } from '../context'
 import { ActionError } from '../errors'
 import { requestContext } from '../http/request-context'
+import { apiKeyFrom } from '../auth/api-key'
+import { actionClass, checkRateLimit } from '../http/rate-limit'
+import { clientAddress, type AddressSource } from '../http/client-address'
 import type { DepsResolver } from '../http/deps-source'
 import { actionParamsSchema, parseHelp } from '../openapi/document'
 import { facetFields, fieldUnion, typesInWords } from '../openapi/scheming'
@@ -193,7 +196,10 @@ function toolDefinition(name: string, reg?: SchemaRegistry) {
   }
 }
 
-function serverFor(ctx: ActionContext, siteTitle: string) {
+/** Counts one call of the named action against the caller's rate limit; the refusal, if over it. */
+type LimitCheck = (name: string, readOnly: boolean) => Promise<ActionError | undefined>
+
+function serverFor(ctx: ActionContext, siteTitle: string, limit: LimitCheck) {
   const server = new Server({ name: siteTitle || 'ckan-edge', version: '1.0.0' }, { capabilities: { tools: {}, resources: {} } })
   const tools = toolsFor(ctx)
   const allowed = new Set(tools.map((t) => t.name))
@@ -206,6 +212,9 @@ function serverFor(ctx: ActionContext, siteTitle: string) {
     }
     const input = toolInput(name, args)
     try {
+      // each tool call counts as the API call it makes (service.ratelimit.*)
+      const refused = await limit(name, actionNamed(name)?.readOnly ?? false)
+      if (refused) throw refused
       const result = await callAction(ctx, name, input)
       const out = toolResult(name, input, args, result)
       return { content: [{ type: 'text' as const, text: JSON.stringify(out) }], structuredContent: typeof out === 'object' && out !== null && !Array.isArray(out) ? out : { result: out } }
@@ -249,7 +258,8 @@ function serverFor(ctx: ActionContext, siteTitle: string) {
 }
 
 /** Answers one request to /mcp. */
-export async function mcpResponse(source: DepsResolver, req: Request): Promise<Response> {
+export async function mcpResponse(source: DepsResolver, c: AddressSource): Promise<Response> {
+  const req = c.req.raw
   if (req.method !== 'POST') {
     // stateless: no server-initiated stream to resume (GET) and no session to end (DELETE)
     return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC messages to /mcp' }, id: null }), {
@@ -259,7 +269,10 @@ export async function mcpResponse(source: DepsResolver, req: Request): Promise<R
   }
   const deps = await source.of(req)
   const ctx = await requestContext(deps, req.headers)
-  const server = serverFor(ctx, deps.config.str('service.site_title'))
+  const caller = { user: ctx.user, credential: apiKeyFrom(req.headers, deps.config), address: clientAddress(c, deps.config) }
+  const limit: LimitCheck = async (name, readOnly) =>
+    (await checkRateLimit(deps, caller, actionClass(name, readOnly)))?.refused
+  const server = serverFor(ctx, deps.config.str('service.site_title'), limit)
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
   await server.connect(transport)
   try {

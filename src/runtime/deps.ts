@@ -1,6 +1,7 @@
 // The composition root: builds every per-process service once, for both runtime entries and the tests.
 import type { Config } from '../config/load'
-import type { BackupPort, Deps } from '../context'
+import type { BackupPort, Deps, RateLimitStore } from '../context'
+import { MemoryRateLimitStore } from '../http/rate-limit'
 import { nowIso } from '../context'
 import type { CatalogDb } from '../db/types'
 import { clientExecutor, clientReader, type ReadExecutor, type WriteExecutor } from '../db/executor'
@@ -42,6 +43,8 @@ export interface BuildOptions {
   jobKinds?: JobKinds<Deps>
   /** The site's metadata schemas (runtime/node-schemas.ts); default: none (CKAN's core schemas). */
   schemas?: SchemaRegistry
+  /** Rate-limit counters (runtime/node-rate-limit.ts); default: this process's memory. */
+  rateLimits?: RateLimitStore
 }
 
 export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}): Deps {
@@ -72,6 +75,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     backups: opts.backups,
     actions: registry,
     schemas: opts.schemas,
+    rateLimits: opts.rateLimits ?? new MemoryRateLimitStore(),
   }
   return { ...services, search: new MemorySearchService(services, opts.search) }
 }

@@ -16,12 +16,14 @@ const headersOf = (req: IncomingMessage): Pick<Headers, 'get'> => ({
  * route's own rule (`notModifiedBeforeApp`: same ETag, same headers) and, when the tag still
  * holds, answered 304 here, without the web Request/Response objects and routing the app would
  * build around it (about half of what a 304 cost, `bench/validators.ts`). Everything else, and
- * every case the check declines, goes to the app.
+ * every case the check declines, goes to the app (all of them under rate limits, which count 304s).
  */
 export function withNotModified(deps: Deps, listener: RequestListener): RequestListener {
   const memo = new AnonymousValidators()
   return (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'GET' || req.headers['if-none-match'] === undefined) return listener(req, res)
+    // under rate limits every call is counted, a 304 too: the app answers
+    if (deps.config.bool('service.ratelimit.enabled')) return listener(req, res)
     const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`
     const headers = headersOf(req)
     // decided without a promise when this turn's probe is made and the URL's validators known

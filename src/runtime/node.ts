@@ -18,6 +18,7 @@ import { scheduleDueHarvests } from '../jobs/harvest/schedule'
 import { scheduleDueBackup } from '../jobs/backup'
 import { scheduleWebhookRun } from '../jobs/webhooks'
 import { nodeBackupPort } from './node-backup'
+import { nodeRateLimitStore } from './node-rate-limit'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
 import { withNotModified } from './node-not-modified'
@@ -67,6 +68,8 @@ const deps = buildDeps(config, db, {
   backups: config.str('service.backup.dir') ? nodeBackupPort(config) : undefined,
   jobKinds,
   schemas: scheming.schemas,
+  // shared by every process on this catalogue (a file beside it, or the primary)
+  rateLimits: config.bool('service.ratelimit.enabled') ? nodeRateLimitStore(url, syncUrl, env.DATABASE_AUTH_TOKEN) : undefined,
   // npm start runs node with --expose-gc: a full collection after the index loads drops the
   // snapshot's buffers and the log tail's garbage at once (tens of MB of RSS at 10,000 datasets),
   // and one after each snapshot write drops the encoded snapshot (155 MB at 100,000)
@@ -105,7 +108,8 @@ const server = serve(
   {
     port,
     hostname: env.HOST ?? '0.0.0.0',
-    fetch: (req) => app.fetch(req),
+    // the adapter's env ({ incoming, outgoing }) carries the socket's address (rate limits, usage)
+    fetch: (req, env) => app.fetch(req, env),
     // conditional GETs whose ETag still holds are answered 304 before the app
     createServer: ((options: object, listener: Parameters<typeof withNotModified>[1]) =>
       createServer(options, withNotModified(deps, listener))) as never,

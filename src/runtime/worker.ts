@@ -32,15 +32,19 @@ import { SCHEMING_KEY, storedSchemas } from '../scheming/store'
 import { ShardHost, shardedSearch, shardStatus, type ShardNamespace, type ShardState } from './worker-search'
 import { ACTIVE_SHARDS_KEY, activeShards, autoShardCount, storeActiveShards, configuredShards } from '../search/shard-plan'
 import type { ShardedSearchService } from '../search/shards'
+import { durableRateLimitStore, RateCounter } from './worker-rate-limit'
 
 /**
  * [vars], secrets and bindings: STORAGE is the R2 bucket of uploads (wrangler.toml r2_buckets),
- * SEARCH_SHARD the Durable Objects of the search tier (service.search.shards).
+ * SEARCH_SHARD the Durable Objects of the search tier (service.search.shards), RATE_LIMITER those
+ * of the rate limits' counters.
  */
 interface WorkerEnv {
   [name: string]: unknown
   STORAGE?: R2Bucket
   SEARCH_SHARD?: ShardNamespace
+  /** The rate limits' counters (service.ratelimit.*); without it each isolate counts alone. */
+  RATE_LIMITER?: ShardNamespace
 }
 
 /** The string settings among the bindings ([vars] and secrets), for loadConfig. */
@@ -150,6 +154,8 @@ function build(env: WorkerEnv): Built {
         : notConfiguredBlobStore('no STORAGE R2 bucket binding'),
       jobs: libsqlJobQueue(client, { now: shared.now, newId: shared.newId, kinds: jobKinds }),
       answers: defaultAnswerCache(),
+      // rate limits: shared by every isolate through the Durable Objects, else this isolate's own
+      rateLimits: env.RATE_LIMITER ? durableRateLimitStore(env.RATE_LIMITER) : shared.rateLimits,
     }
     const deps: Deps = { ...io, search: searchNow().through(io) }
     if (!warm) {
@@ -248,5 +254,17 @@ export class SearchShard {
 
   fetch(req: Request): Promise<Response> {
     return this.host.handle(req)
+  }
+}
+
+/**
+ * The counters of one rate-limited caller and class (wrangler.toml durable_objects RATE_LIMITER):
+ * every isolate's requests for that key count here (src/runtime/worker-rate-limit.ts).
+ */
+export class RateLimiter {
+  private readonly counter = new RateCounter()
+
+  fetch(req: Request): Promise<Response> {
+    return this.counter.handle(req)
   }
 }
