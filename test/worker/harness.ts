@@ -44,6 +44,9 @@ export interface WorkerEnv {
   catalogue: Sqld
   datastore: Sqld
   sysadmin: { apikey: string }
+  /** The bundled Worker and its bindings, for a test that composes its own workerd set-up. */
+  script: string
+  bindings: Record<string, string>
   close(): Promise<void>
 }
 
@@ -99,6 +102,8 @@ export async function startWorker(
     catalogue,
     datastore,
     sysadmin: { apikey: admin.apikey! },
+    script,
+    bindings,
     async close() {
       // (a test may have disposed one already)
       await Promise.all(isolates.map((m) => m.dispose().catch(() => undefined)))

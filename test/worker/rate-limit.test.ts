@@ -1,0 +1,103 @@
+// Rate limits at the edge (issue 35): two isolates of the Worker (two Worker scripts in one
+// workerd, as two edge locations would be) count a caller once through the RateLimiter Durable
+// Object, with the same headers as on Node.
+import { Miniflare } from 'miniflare'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startWorker, type WorkerEnv } from './harness'
+
+let w: WorkerEnv
+let mf: Miniflare
+const LIMITS = {
+  SERVICE__RATELIMIT__ENABLED: 'true',
+  SERVICE__RATELIMIT__WINDOW_SECONDS: '3600',
+  SERVICE__RATELIMIT__ANONYMOUS__READS: '5',
+  SERVICE__RATELIMIT__WRITES: '3',
+}
+
+beforeAll(async () => {
+  w = await startWorker(LIMITS)
+  const worker = (name: string, rateLimiter: object) => ({
+    name,
+    modules: true,
+    script: w.script,
+    compatibilityDate: '2026-04-01',
+    compatibilityFlags: ['nodejs_compat'],
+    bindings: w.bindings,
+    r2Buckets: ['STORAGE'],
+    durableObjects: {
+      SEARCH_SHARD: { className: 'SearchShard', useSQLite: true },
+      RATE_LIMITER: rateLimiter,
+    },
+  })
+  mf = new Miniflare({
+    workers: [
+      worker('edge-a', { className: 'RateLimiter', useSQLite: true }),
+      // the second isolate reaches the first script's objects, as every isolate reaches one namespace
+      worker('edge-b', { className: 'RateLimiter', scriptName: 'edge-a', useSQLite: true }),
+    ],
+  })
+  await mf.ready
+}, 180_000)
+
+afterAll(async () => {
+  await mf?.dispose()
+  await w?.close()
+})
+
+async function get(isolate: string, path: string, headers: Record<string, string> = {}) {
+  const fetcher = await mf.getWorker(isolate)
+  const res = await fetcher.fetch(`http://localhost${path}`, { headers })
+  const text = await res.text()
+  return { status: res.status, text, policy: res.headers.get('ratelimit-policy'), limit: res.headers.get('ratelimit'), retry: res.headers.get('retry-after') }
+}
+
+describe('rate limits across isolates', () => {
+  it('counts an address once across two isolates and refuses it on both past the limit', async () => {
+    const out = []
+    for (let i = 0; i < 7; i++) out.push(await get(i % 2 ? 'edge-b' : 'edge-a', '/api/3/action/site_read', { 'cf-connecting-ip': '203.0.113.5' }))
+    expect(out.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429, 429])
+    expect(out.map((r) => /r=(\d+)/.exec(r.limit ?? '')?.[1])).toEqual(['4', '3', '2', '1', '0', '0', '0'])
+    expect(out[0]!.policy).toBe('"reads";q=5;w=3600')
+    const refused = out[5]!
+    expect(JSON.parse(refused.text).error).toMatchObject({ __type: 'Too Many Requests' })
+    expect(Number(refused.retry)).toBeGreaterThan(0)
+    expect(refused.limit).toBe(`"reads";r=0;t=${refused.retry}`)
+    // another address: its own count, on either isolate
+    expect((await get('edge-b', '/api/3/action/site_read', { 'cf-connecting-ip': '203.0.113.6' })).status).toBe(200)
+  })
+
+  it('counts a token\'s writes across isolates', async () => {
+    const statuses: number[] = []
+    for (let i = 0; i < 4; i++) {
+      const fetcher = await mf.getWorker(i % 2 ? 'edge-b' : 'edge-a')
+      const user = `edge-limit-${i}`
+      const res = await fetcher.fetch('http://localhost/api/3/action/user_create', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: w.sysadmin.apikey },
+        body: JSON.stringify({ name: user, email: `${user}@example.com`, password: 'password123' }),
+      })
+      await res.text()
+      statuses.push(res.status)
+    }
+    // sysadmins are exempt by default
+    expect(statuses).toEqual([200, 200, 200, 200])
+    const a = await mf.getWorker('edge-a')
+    const token = ((await (await a.fetch('http://localhost/api/3/action/api_token_create', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: w.sysadmin.apikey },
+      body: JSON.stringify({ user: 'edge-limit-0', name: 'edge' }),
+    })).json()) as { result: { token: string } }).result.token
+    const writes: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const fetcher = await mf.getWorker(i % 2 ? 'edge-b' : 'edge-a')
+      const res = await fetcher.fetch('http://localhost/api/3/action/package_create', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: token },
+        body: JSON.stringify({ name: `edge-limited-${i}` }),
+      })
+      await res.text()
+      writes.push(res.status)
+    }
+    expect(writes).toEqual([200, 200, 200, 429, 429])
+  })
+})
