@@ -13,6 +13,7 @@ import type { JobQueue } from './jobs/job-queue'
 import type { Mailer } from './notify/mailer'
 import type { LoaderPorts } from './jobs/loader/ports'
 import type { SchemaRegistry } from './scheming/registry'
+import type { UsageCounter } from './model/usage'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -72,6 +73,8 @@ export interface Deps {
    * libSQL file or the primary), a Durable Object on Workers; absent: this process's memory.
    */
   rateLimits?: RateLimitStore
+  /** Usage figures counted in memory until their next flush (service.tracking_enabled). */
+  usage?: UsageCounter
 }
 
 export interface RateLimitStore {

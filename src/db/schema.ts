@@ -1,6 +1,6 @@
 // The catalogue's static tables (Drizzle); DataStore tables live in another database.
 import { sql } from 'drizzle-orm'
-import { blob, customType, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { blob, customType, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { packText, unpackText } from '../lib/packed-text'
 
 /** A TEXT column whose long values are stored deflated (src/lib/packed-text.ts). */
@@ -375,6 +375,46 @@ export const webhookDeliveries = sqliteTable(
     // the pending ones by when they are due (the delivery runs read only these)
     index('webhook_delivery_due_idx').on(t.status, t.next_attempt),
   ],
+)
+
+/**
+ * Usage figures (service.tracking_enabled): uses of a dataset or resource per day and kind (page
+ * views, API reads, downloads), added to by the counters' batched flushes (src/model/usage.ts).
+ * No address or visitor is kept.
+ */
+export const usageDaily = sqliteTable(
+  'usage_daily',
+  {
+    object_id: text().notNull(),
+    /** page, api or download */
+    kind: text().notNull(),
+    /** YYYY-MM-DD, UTC */
+    day: text().notNull(),
+    /** the dataset (itself for a dataset's row) */
+    package_id: text().notNull(),
+    count: integer().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.object_id, t.kind, t.day] }),
+    // a dataset's recent figures with its resources', and the recent sort's figures by day
+    index('usage_daily_package_idx').on(t.package_id, t.day),
+    index('usage_daily_day_idx').on(t.day),
+  ],
+)
+
+/** Every use of a dataset or resource so far, by kind (the figures' totals without a sum over days). */
+export const usageTotals = sqliteTable(
+  'usage_total',
+  {
+    object_id: text().primaryKey(),
+    package_id: text().notNull(),
+    is_resource: integer().notNull(),
+    page: integer().notNull().default(0),
+    api: integer().notNull().default(0),
+    download: integer().notNull().default(0),
+    total: integer().notNull().default(0),
+  },
+  (t) => [index('usage_total_package_idx').on(t.package_id)],
 )
 
 /** Secrets the site generates for itself on first start (the API token signing key); never config. */

@@ -10,7 +10,7 @@ import { queryDataDict, readDataDict } from './params'
 import { bodyLimits } from './body-limits'
 import type { DepsResolver } from './deps-source'
 import { stageInto } from './stage-upload'
-import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch, isCacheable, TABLE_READS } from './http-cache'
+import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch, isCacheable, holdsUsageFigures, TABLE_READS } from './http-cache'
 import { findTableByName } from '../datastore/registry'
 import { discardUnclaimed, type StagedUpload } from '../storage/staged-upload'
 import { CSRF_FIELD, csrfProblem } from '../web/session'
@@ -19,6 +19,7 @@ import { toBool } from '../validation/fields'
 import { apiKeyFrom } from '../auth/api-key'
 import { actionClass, checkRateLimit, withLimitHeaders, type LimitVerdict } from './rate-limit'
 import { clientAddress, type AddressSource } from './client-address'
+import { countUse } from './usage'
 
 /**
  * The validators of a GET answer: the ETag (the help URL carries the site URL, which answers hold,
@@ -121,6 +122,7 @@ export async function notModifiedBeforeApp(
     const action = name ? actionOffered(name, deps.config) : undefined
     if (!name || !action || !isCacheable(name, action.readOnly)) return null
     const data = queryDataDict(parsed, bodyLimits(deps.config))
+    if (holdsUsageFigures(name, data)) return null
     const callback = 'callback' in data ? String(data.callback) : undefined
     delete data.callback
     const { user } = await apiCaller(deps, callback !== undefined ? null : headers)
@@ -146,6 +148,17 @@ function checkCsrf(req: Request, data: DataDict, siteUrl: string) {
   const token = req.headers.get('x-csrftoken') ?? req.headers.get('x-csrf-token') ?? field
   const problem = csrfProblem(req, token, siteUrl)
   if (problem) throw new CsrfRefused(problem)
+}
+
+function countApiRead(deps: Deps, c: AddressSource, name: string, result: unknown) {
+  if (!deps.config.bool('service.tracking_enabled')) return
+  const r = result as { id?: unknown; package_id?: unknown }
+  if (typeof r?.id !== 'string') return
+  const target =
+    name === 'package_show'
+      ? { id: r.id, packageId: r.id, resource: false }
+      : { id: r.id, packageId: String(r.package_id ?? ''), resource: true }
+  countUse(deps, c.req.raw.headers, clientAddress(c, deps.config), 'api', target)
 }
 
 export function mountActionRoutes(app: Hono, source: DepsResolver) {
@@ -182,7 +195,7 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       // GET of a read action the change log covers: validators, and 304 without running it (or
       // building its context)
       let validators: Awaited<ReturnType<typeof answerValidators>> | undefined
-      if (req.method === 'GET' && isCacheable(name, action.readOnly)) {
+      if (req.method === 'GET' && isCacheable(name, action.readOnly) && !holdsUsageFigures(name, data)) {
         validators = await answerValidators(deps, name, help, data, user, callback)
         const { etag } = validators
         if (ifNoneMatch(req.headers.get('if-none-match'), etag, false))
@@ -203,6 +216,8 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       if (deps.config.bool('service.api.changed_entities')) ctx.changed = new Map()
       ctx.requestUrl = req.url
       const result = await callAction(ctx, name, data)
+      // an API read of a dataset or resource (usage figures; in memory, nothing waits)
+      if (name === 'package_show' || name === 'resource_show') countApiRead(deps, c, name, result)
       const res = ok(help, result, req.method === 'GET' ? callback : undefined, ctx.changed)
       if (validators) for (const [k, v] of Object.entries(validators)) res.headers.set(k, v)
       const shared = deps.config.int('service.http.s_maxage')

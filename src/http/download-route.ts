@@ -12,13 +12,17 @@ import { storedFileKey } from '../model/resource-file'
 import { loadResource } from '../model/resource-write'
 import { serveBlob } from './serve-blob'
 import { checkRouteLimit, withLimitHeaders } from './rate-limit'
-import type { AddressSource } from './client-address'
+import { clientAddress, type AddressSource } from './client-address'
+import { countUse } from './usage'
 
 const notFound = () =>
   new Response('404 Not Found: Resource not found', {
     status: 404,
     headers: { 'content-type': 'text/plain; charset=utf-8' },
   })
+
+/** What a download served, once the caller may read it (for the usage figures). */
+type Used = { target?: { id: string; packageId: string; resource: true } }
 
 export function mountDownloadRoute(app: Hono, source: DepsResolver) {
   const handler = async (c: AddressSource, id: string, resourceId: string): Promise<Response> => {
@@ -27,9 +31,14 @@ export function mountDownloadRoute(app: Hono, source: DepsResolver) {
     const ctx = await requestContext(deps, req.headers)
     const { refusal, verdict } = await checkRouteLimit(deps, c, ctx.user)
     if (refusal) return refusal
-    return withLimitHeaders(await answer(req, ctx, id, resourceId), verdict)
+    const used: Used = {}
+    const res = await answer(req, ctx, id, resourceId, used)
+    // a download (usage figures): a file served, or a redirect to a linked one; not a HEAD or a 304
+    if (used.target && req.method === 'GET' && (res.status === 200 || res.status === 206 || res.status === 302))
+      countUse(deps, req.headers, clientAddress(c, deps.config), 'download', used.target)
+    return withLimitHeaders(res, verdict)
   }
-  const answer = async (req: Request, ctx: Awaited<ReturnType<typeof requestContext>>, id: string, resourceId: string): Promise<Response> => {
+  const answer = async (req: Request, ctx: Awaited<ReturnType<typeof requestContext>>, id: string, resourceId: string, used: Used): Promise<Response> => {
     let res, pkg
     try {
       res = await loadResource(ctx, resourceId)
@@ -40,6 +49,7 @@ export function mountDownloadRoute(app: Hono, source: DepsResolver) {
     }
     if (res.state !== 'active' || res.package_id !== pkg.id || !(await canReadPackage(ctx, pkg)))
       return notFound()
+    used.target = { id: res.id, packageId: pkg.id, resource: true }
     const key = storedFileKey(res)
     if (!key) {
       // ckan: a linked resource's download is a redirect to its URL

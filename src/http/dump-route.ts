@@ -16,6 +16,8 @@ import {
 import { FieldFail, toBool, toInt } from '../validation/fields'
 import { requestContext } from './request-context'
 import { checkRouteLimit } from './rate-limit'
+import { clientAddress } from './client-address'
+import { countUse } from './usage'
 import { answerTag, CALLER_VARY, cacheControl, callerTag, ifNoneMatch } from './http-cache'
 import { parseBoundedJson } from '../lib/bounded-json'
 import { canReadTable } from '../auth/datastore'
@@ -128,7 +130,14 @@ export function mountDumpRoute(app: Hono, source: DepsResolver) {
       }
       let dump: Dump | null
       try {
-        dump = await openDump(ctx, db, name, p, (res) => canReadTable(ctx, res), unchanged)
+        let used: { id: string; packageId: string } | undefined
+        dump = await openDump(ctx, db, name, p, async (res) => {
+          const may = await canReadTable(ctx, res)
+          if (may) used = { id: res.id, packageId: res.package_id }
+          return may
+        }, unchanged)
+        // a download of the resource's data (usage figures), not when answered 304
+        if (dump && used) countUse(deps, c.req.raw.headers, clientAddress(c, deps.config), 'download', { ...used, resource: true })
       } catch (e) {
         if (e instanceof DumpRefused) return refused(e)
         throw e

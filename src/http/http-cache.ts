@@ -25,6 +25,18 @@ export const TABLE_READS: Record<string, string[]> = {
 
 export const isCacheable = (name: string, readOnly: boolean) => readOnly && !NOT_CACHEABLE.has(name)
 
+/**
+ * Whether an answer holds usage figures, which change without the change log (their flushes move
+ * no log position): include_tracking, or a search ordered by views. Such answers get no validators.
+ */
+export function holdsUsageFigures(name: string, data: Record<string, unknown>): boolean {
+  if (name === 'package_show' || name === 'resource_show') {
+    const v = data.include_tracking
+    return v !== undefined && v !== null && !/^(false|0|no|off|)$/i.test(String(v))
+  }
+  return name === 'package_search' && typeof data.sort === 'string' && data.sort.includes('views_')
+}
+
 /** The caller as an answer's validators name it: user id and sysadmin flag ('' anonymous). */
 export const callerTag = (user: { id: string; sysadmin: boolean } | null | undefined) =>
   user ? `${user.id}:${user.sysadmin ? 1 : 0}` : ''

@@ -2,6 +2,7 @@
 import type { Config } from '../config/load'
 import type { BackupPort, Deps, RateLimitStore } from '../context'
 import { MemoryRateLimitStore } from '../http/rate-limit'
+import { UsageCounter } from '../model/usage'
 import { nowIso } from '../context'
 import type { CatalogDb } from '../db/types'
 import { clientExecutor, clientReader, type ReadExecutor, type WriteExecutor } from '../db/executor'
@@ -76,6 +77,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     actions: registry,
     schemas: opts.schemas,
     rateLimits: opts.rateLimits ?? new MemoryRateLimitStore(),
+    usage: new UsageCounter(),
   }
   return { ...services, search: new MemorySearchService(services, opts.search) }
 }

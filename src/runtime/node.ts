@@ -19,6 +19,7 @@ import { scheduleDueBackup } from '../jobs/backup'
 import { scheduleWebhookRun } from '../jobs/webhooks'
 import { nodeBackupPort } from './node-backup'
 import { nodeRateLimitStore } from './node-rate-limit'
+import { flushUsage } from '../model/usage'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
 import { withNotModified } from './node-not-modified'
@@ -165,6 +166,12 @@ if (deps.backups) {
   }, every * 1000).unref()
 }
 
+// Usage figures (service.tracking_enabled): the counts kept in memory go to the database in one
+// batch every service.tracking.flush_seconds, and at shutdown.
+const flushUsageNow = () => flushUsage(deps).catch((e) => console.error('usage figures flush failed', e))
+if (config.bool('service.tracking_enabled'))
+  setInterval(flushUsageNow, Math.max(1, config.int('service.tracking.flush_seconds')) * 1000).unref()
+
 // At shutdown the search index is saved if it moved on since its last snapshot, so the next start
 // loads it instead of re-indexing up to a thousand datasets (at most 10 s of waiting).
 let stopping = false
@@ -176,7 +183,7 @@ const stop = () => {
     deps.search.flush().catch((e) => console.error('search snapshot at shutdown failed', e)),
     new Promise((r) => setTimeout(r, 10_000).unref()),
   ])
-  Promise.all([saved, jobs.stop()]).finally(() => process.exit(0))
+  Promise.all([saved, jobs.stop(), flushUsageNow()]).finally(() => process.exit(0))
 }
 process.on('SIGINT', stop)
 process.on('SIGTERM', stop)

@@ -33,6 +33,7 @@ import { ShardHost, shardedSearch, shardStatus, type ShardNamespace, type ShardS
 import { ACTIVE_SHARDS_KEY, activeShards, autoShardCount, storeActiveShards, configuredShards } from '../search/shard-plan'
 import type { ShardedSearchService } from '../search/shards'
 import { durableRateLimitStore, RateCounter } from './worker-rate-limit'
+import { flushUsage } from '../model/usage'
 
 /**
  * [vars], secrets and bindings: STORAGE is the R2 bucket of uploads (wrangler.toml r2_buckets),
@@ -68,6 +69,8 @@ type Built = {
   shard: { shared: Omit<Deps, 'search'>; forRequest: () => Promise<Omit<Deps, 'search'>> }
   /** Automatic sizing of the search tier (at each Cron Trigger). */
   planShards: () => Promise<void>
+  /** The usage figures counted in this isolate, written when due (service.tracking_enabled). */
+  flushUsage: (force?: boolean) => Promise<void> | undefined
 }
 let built: Built | undefined
 
@@ -212,7 +215,21 @@ function build(env: WorkerEnv): Built {
     const deps = await depsFor(config)
     await deps.db.$client.execute(pruneStatement(config.int('service.changes.retention_days') || 90))
   }
+  // ...and writes the usage figures this isolate counted, once they have waited long enough (or
+  // at a Cron Trigger), through the services of the request that finds them due
+  const flushUsageIfDue = (force = false) => {
+    const counter = shared.usage
+    if (!counter || !config.bool('service.tracking_enabled')) return undefined
+    if (!(force ? counter.size > 0 : counter.due(Math.max(1, config.int('service.tracking.flush_seconds')) * 1000))) return undefined
+    return depsFor(config)
+      .then((deps) => flushUsage(deps))
+      .then(
+        () => undefined,
+        (e: unknown) => console.error('usage figures flush failed:', e),
+      )
+  }
   return {
+    flushUsage: flushUsageIfDue,
     app: createApp({ configFor, forRequest }),
     drainJobs,
     pruneLog,
@@ -230,13 +247,18 @@ function logOutcome(outcome: RunOutcome) {
 export default {
   async fetch(req: Request, env: WorkerEnv, exec: ExecutionContext): Promise<Response> {
     built ??= build(env)
-    return built.app.fetch(req, env, exec)
+    const res = await built.app.fetch(req, env, exec)
+    // counted usage figures go to the database after the answer, by this request, when due
+    const flushing = built.flushUsage()
+    if (flushing) exec?.waitUntil(flushing)
+    return res
   },
   /** The Cron Trigger (wrangler.toml [triggers]): prunes the change log, runs the queued background jobs. */
   async scheduled(_event: unknown, env: WorkerEnv): Promise<void> {
     built ??= build(env)
     await built.pruneLog().catch((e: unknown) => console.error('change log pruning failed:', e))
     await built.planShards().catch((e: unknown) => console.error('search shard planning failed:', e))
+    await built.flushUsage(true)
     await built.drainJobs()
   },
 }

@@ -126,6 +126,27 @@ export class MemoryIndex implements SearchIndex {
     return n
   }
 
+  /** Bumped by every change to the documents or their values (see setNumbers). */
+  get changes(): number {
+    return this.version
+  }
+
+  /**
+   * Sets a number field for every live document: `values` by dataset id, `fallback` for the rest
+   * (the usage figures, which change without the datasets: src/search/usage-overlay.ts).
+   */
+  setNumbers(field: string, values: ReadonlyMap<string, number>, fallback: number) {
+    const cap = this.capacity
+    if (cap === 0) return
+    const arr = this.numberArray(field, cap - 1)
+    for (let n = 0; n < cap; n++) arr[n] = this.ids[n] === undefined ? NaN : fallback
+    for (const [id, v] of values) {
+      const n = this.docOf.get(id)
+      if (n !== undefined) arr[n] = v
+    }
+    this.version++
+  }
+
   remove(id: string) {
     const n = this.docOf.get(id)
     if (n === undefined) return

@@ -1,4 +1,5 @@
 // Keeps this process's search index in step with the change log; loads and writes snapshots.
+import { needsUsage, UsageOverlay } from './usage-overlay'
 import { systemContext, type ActionContext, type Deps } from '../context'
 import { pruneStatement, type Change } from '../model/changes'
 import { packageDicts } from '../model/package'
@@ -198,7 +199,31 @@ export class MemorySearchService implements SearchService {
       await (this.loading ??= first().finally(() => (this.loading = null)))
     }
     await this.applyPending()
-    return this.index!
+    return this.withUsage(this.index!, this.deps, true)
+  }
+
+  private readonly usage = new UsageOverlay()
+
+  /**
+   * The index as searches see it: where usage figures are counted (service.tracking_enabled), a
+   * search sorted by views_total/views_recent first brings them into it (usage-overlay.ts).
+   * `own`: this process may share the figures' read between requests (not on Workers).
+   */
+  private withUsage(index: MemoryIndex, io: SearchIo, own: boolean): SearchIndex {
+    if (!io.config.bool('service.tracking_enabled')) return index
+    return {
+      search: async (req) => {
+        if (needsUsage(req)) await this.usage.apply(io, index, own)
+        return index.search(req)
+      },
+      collectStats: (req) => index.collectStats(req),
+      put: (doc) => index.put(doc),
+      remove: (id) => index.remove(id),
+      has: (id) => index.has(id),
+      get size() {
+        return index.size
+      },
+    }
   }
 
   /** Applies every pending change; concurrent callers share one refresh at a time. */
@@ -235,8 +260,12 @@ export class MemorySearchService implements SearchService {
     while (this.hasPending) await this.refresh(io)
     const index = this.index!
     const checker = this.phraseChecker(io)
+    const tracking = io.config.bool('service.tracking_enabled')
     return {
-      search: (req) => index.search({ ...req, phraseChecker: checker }),
+      search: async (req) => {
+        if (tracking && needsUsage(req)) await this.usage.apply(io, index, false)
+        return index.search({ ...req, phraseChecker: checker })
+      },
       collectStats: (req) => index.collectStats(req),
       put: (doc) => index.put(doc),
       remove: (id) => index.remove(id),

@@ -5,6 +5,7 @@
 import type { Context, ExecutionContext, Hono, Next } from 'hono'
 import type { Child } from 'hono/jsx'
 import type { DepsResolver } from '../http/deps-source'
+import { clientAddress } from '../http/client-address'
 import { logInternalError } from '../http/internal-error'
 import { BadRequest, NotAuthorized, NotFound, RequestTooLarge, ValidationError } from '../errors'
 import { Layout } from './layout'
@@ -25,6 +26,7 @@ import { activityPage } from './pages/activity'
 import { abortJob, clearSource, clearView, createSource, editSourceView, jobPage, jobsPage, newSourceView, objectContent, reharvest, sourcePage, sourcesPage, updateSource } from './pages/harvest'
 import { addCollaborator, changeDatasetGroup, datasetGroupsView, collaboratorsView, removeCollaborator, deleteDataset, deleteDatasetView, deleteResource, deleteResourceView, editDatasetView, editResourceView, updateDataset, updateResource } from './pages/manage'
 import { adminIndexPage, adminJobsPage } from './pages/admin-jobs'
+import { adminUsagePage } from './pages/admin-usage'
 import { stylesheet } from './style'
 import { mapAssets } from './map/client'
 import { LAND_GEOJSON, WORLD_SVG } from './map/maps'
@@ -71,6 +73,7 @@ function route(source: DepsResolver, what: What, render: (page: Page, c: Context
     let page: Page | null = null
     try {
       page = await openPage(source, c.req.raw)
+      page.address = clientAddress(c, page.deps.config)
       const out = await render(page, c)
       if (out instanceof Response) return out
       if (out === null) return await html(notFoundView(page, what), 404, page.cookies, page.prefix)
@@ -261,6 +264,7 @@ export function mountWebRoutes(app: Hono, source: DepsResolver) {
   app.get('/ckan-admin', route(source, 'Page', (page) => adminIndexPage(page)))
   app.get('/ckan-admin/', route(source, 'Page', (page) => adminIndexPage(page)))
   app.get('/ckan-admin/jobs', route(source, 'Page', (page) => adminJobsPage(page)))
+  app.get('/ckan-admin/usage', route(source, 'Page', (page) => adminUsagePage(page)))
   app.get('/user/login', route(source, 'Page', (page) => (page.ctx.user ? { redirect: '/dashboard' } : loginView(page))))
   app.post('/user/login', route(source, 'Page', (page) => login(page)))
   app.post('/user/logout', route(source, 'Page', (page) => logout(page)))

@@ -34,6 +34,8 @@ export interface Page {
   date(v: unknown, withTime?: boolean): string
   /** A number in the page's language. */
   num(n: unknown): string
+  /** The client's address where known (usage figures' once-a-day counting; never stored). */
+  address?: string
 }
 
 /** `anonymous`: the page is for everybody (sitemaps), whoever asks for it. */

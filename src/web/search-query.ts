@@ -19,6 +19,8 @@ export const SORTS = [
   ['title_string desc', 'sort.nameDesc'],
   ['metadata_modified desc', 'sort.modified'],
 ] as const
+/** CKAN's "Popular" order, offered where usage figures are counted (service.tracking_enabled). */
+export const POPULAR = ['views_recent desc', 'sort.popular'] as const
 
 export interface DatasetQuery {
   q: string

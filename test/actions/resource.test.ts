@@ -232,7 +232,7 @@ describe('resource_show', () => {
     const r = await t.ok('resource_show', { id: d.resources[0].id })
     expect(r).toEqual(d.resources[0])
     const g = await t.get(`/api/3/action/resource_show?id=${r.id}&include_tracking=true`)
-    expect(g.body.result.tracking_summary).toEqual({ total: 0, recent: 0 })
+    expect(g.body.result.tracking_summary).toMatchObject({ total: 0, recent: 0 })
   })
 
   it('answers 404 for unknown and deleted resources', async () => {

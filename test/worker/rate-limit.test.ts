@@ -44,8 +44,12 @@ afterAll(async () => {
   await w?.close()
 })
 
+/** One of the two isolates, as a fetcher. */
+const isolateNamed = async (name: string) =>
+  (await mf.getWorker(name)) as unknown as { fetch(url: string, init?: RequestInit): Promise<Response> }
+
 async function get(isolate: string, path: string, headers: Record<string, string> = {}) {
-  const fetcher = await mf.getWorker(isolate)
+  const fetcher = await isolateNamed(isolate)
   const res = await fetcher.fetch(`http://localhost${path}`, { headers })
   const text = await res.text()
   return { status: res.status, text, policy: res.headers.get('ratelimit-policy'), limit: res.headers.get('ratelimit'), retry: res.headers.get('retry-after') }
@@ -69,7 +73,7 @@ describe('rate limits across isolates', () => {
   it('counts a token\'s writes across isolates', async () => {
     const statuses: number[] = []
     for (let i = 0; i < 4; i++) {
-      const fetcher = await mf.getWorker(i % 2 ? 'edge-b' : 'edge-a')
+      const fetcher = await isolateNamed(i % 2 ? 'edge-b' : 'edge-a')
       const user = `edge-limit-${i}`
       const res = await fetcher.fetch('http://localhost/api/3/action/user_create', {
         method: 'POST',
@@ -81,7 +85,7 @@ describe('rate limits across isolates', () => {
     }
     // sysadmins are exempt by default
     expect(statuses).toEqual([200, 200, 200, 200])
-    const a = await mf.getWorker('edge-a')
+    const a = await isolateNamed('edge-a')
     const token = ((await (await a.fetch('http://localhost/api/3/action/api_token_create', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: w.sysadmin.apikey },
@@ -89,7 +93,7 @@ describe('rate limits across isolates', () => {
     })).json()) as { result: { token: string } }).result.token
     const writes: number[] = []
     for (let i = 0; i < 5; i++) {
-      const fetcher = await mf.getWorker(i % 2 ? 'edge-b' : 'edge-a')
+      const fetcher = await isolateNamed(i % 2 ? 'edge-b' : 'edge-a')
       const res = await fetcher.fetch('http://localhost/api/3/action/package_create', {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: token },

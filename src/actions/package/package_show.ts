@@ -4,15 +4,8 @@ import { defineAction } from '../action'
 import { ckanBool, reqString } from '../../validation/fields'
 import { loadPackage, packageDict } from '../../model/package'
 import { requireCanReadPackage } from '../../auth/package'
+import { withTrackingSummaries } from '../../model/usage'
 
-const withTracking = (d: Record<string, unknown>) => ({
-  ...d,
-  tracking_summary: { total: 0, recent: 0 },
-  resources: (d.resources as Record<string, unknown>[]).map((r) => ({
-    ...r,
-    tracking_summary: { total: 0, recent: 0 },
-  })),
-})
 
 export const packageShow = defineAction({
   name: 'package_show',
@@ -24,8 +17,9 @@ export const packageShow = defineAction({
 :param use_default_schema: use the default package schema instead of a plugin schema
     (optional, default: False)
 :type use_default_schema: bool
-:param include_tracking: add tracking information to the dataset and its resources
-    (optional, default: False)
+:param include_tracking: add tracking information to the dataset and its resources: total and
+    recent (the last service.tracking.recent_days) uses, and the same by kind (page_views,
+    api_reads, downloads) (optional, default: False)
 :type include_tracking: bool
 :rtype: dictionary`,
   // ckan: package_show with no id reports name_or_id
@@ -40,6 +34,7 @@ export const packageShow = defineAction({
   async run(ctx, params) {
     const row = await loadPackage(ctx, params.id ?? params.name_or_id, { field: 'name_or_id' })
     const dict = await packageDict(ctx, row.id)
-    return params.include_tracking ? withTracking(dict) : dict
+    // the usage figures as last flushed (service.tracking_enabled; zeros where nothing is counted)
+    return params.include_tracking ? withTrackingSummaries(ctx, row.id, dict) : dict
   },
 })

@@ -8,6 +8,7 @@ import {
   shownResource,
 } from '../../model/resource-write'
 import { requireCanReadResource } from '../../auth/resource'
+import { withTrackingSummaries } from '../../model/usage'
 
 export const resourceShow = defineAction({
   name: 'resource_show',
@@ -26,6 +27,8 @@ You must be allowed to read the resource's dataset.
   params: z.object({ id: reqString, include_tracking: ckanBool(false) }),
   async run(ctx, params) {
     const { shown } = await shownResource(ctx, await loadResource(ctx, params.id))
-    return params.include_tracking ? { ...shown, tracking_summary: { total: 0, recent: 0 } } : shown
+    if (!params.include_tracking) return shown
+    const { tracking_summary } = await withTrackingSummaries(ctx, String(shown.package_id), { id: shown.id })
+    return { ...shown, tracking_summary }
   },
 })

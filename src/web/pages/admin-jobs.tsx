@@ -50,7 +50,7 @@ async function queueStats(page: Page): Promise<QueueStats | null> {
 }
 
 /** ckan: the admin pages answer 403 to anyone but a sysadmin ("Need to be system administrator to administer"). */
-function forbidden(page: Page): Outcome {
+export function forbidden(page: Page): Outcome {
   const signIn = `/user/login?came_from=${enc(page.url.pathname)}`
   return {
     view: (
@@ -84,6 +84,9 @@ export async function adminIndexPage(page: Page): Promise<Child | Outcome> {
             <span class="muted">
               (background job queue: {page.num(stats.queued)} queued, {page.num(stats.running.length)} running)
             </span>
+          </li>
+          <li>
+            <a href="/ckan-admin/usage">{page.t('admin.usage')}</a>
           </li>
         </ul>
       </nav>

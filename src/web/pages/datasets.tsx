@@ -1,12 +1,13 @@
 /** @jsxImportSource hono/jsx */
 // /dataset (search), /dataset/<name> and /dataset/<name>/resource/<id>.
+import { countUse } from '../../http/usage'
 import { actorNames, DatasetList, FacetList, Markdown, Pager, datasetHref, type FacetItem } from '../components'
 import { Crumbs, Layout } from '../layout'
 import { renderMarkdown } from '../markdown'
 import { call, siteInfo, type Page } from '../page'
 import type { Translate } from '../i18n'
 import type { Child } from 'hono/jsx'
-import { FACETS, FACET_TITLES, PAGE_SIZE, SORTS, phrase, readDatasetQuery, searchParams, withParams, type DatasetQuery } from '../search-query'
+import { FACETS, FACET_TITLES, PAGE_SIZE, POPULAR, SORTS, phrase, readDatasetQuery, searchParams, withParams, type DatasetQuery } from '../search-query'
 import { datasetSchemaOf, RESOURCE_OWN, SchemaRows } from '../scheming'
 import { SearchQueryError, SearchError, ValidationError } from '../../errors'
 import { datasetJsonLd, scriptJson, siteBase } from '../seo'
@@ -117,7 +118,7 @@ export async function datasetSearch(page: Page, base: string, extraFq?: string, 
           {area?.bbox ? <input type="hidden" name="ext_bbox" value={area.raw} /> : null}
           <label for="sort">{t('sort.label')}</label>
           <select id="sort" name="sort">
-            {SORTS.map(([value, label]) => (
+            {(tracking(page) ? [...SORTS, POPULAR] : SORTS).map(([value, label]) => (
               <option value={value} selected={(query.sort || (query.q ? SORTS[0]![0] : 'metadata_modified desc')) === value}>
                 {t(label)}
               </option>
@@ -285,10 +286,26 @@ export function safeUrl(u: unknown, siteUrl = ''): string {
 }
 
 
+/** Whether the site counts usage figures (service.tracking_enabled): pages count and show them. */
+const tracking = (page: Page) => page.deps.config.bool('service.tracking_enabled')
+
+/** A dataset's or resource's figures as its page shows them (CKAN: "N recent views"). */
+function UsageLine({ page, summary, downloads }: { page: Page; summary: Dict | undefined; downloads?: boolean }) {
+  if (!summary) return null
+  const views = { total: Number(summary.total ?? 0), recent: page.num(summary.recent ?? 0) }
+  return (
+    <p class="muted usage">
+      {page.t('usage.views', views)}
+      {downloads ? <> · {page.t('usage.downloads', { total: Number(summary.downloads?.total ?? 0), recent: page.num(summary.downloads?.recent ?? 0) })}</> : null}
+    </p>
+  )
+}
+
 export async function datasetPage(page: Page, id: string) {
-  const d: Dict = await call(page, 'package_show', { id })
+  const d: Dict = await call(page, 'package_show', { id, ...(tracking(page) ? { include_tracking: true } : {}) })
   // ckanext-harvest: a harvest source's page is /harvest/<name>
   if (d.type === 'harvest') return { redirect: `/harvest/${encodeURIComponent(text(d.name))}` }
+  countUse(page.deps, page.req.headers, page.address, 'page', { id: d.id, packageId: d.id, resource: false })
   let activity: Dict[] = []
   try {
     activity = await call(page, 'package_activity_list', { id: d.id, limit: 5 })
@@ -319,6 +336,7 @@ export async function datasetPage(page: Page, id: string) {
         {text(d.title) || text(d.name)} {d.private ? <span class="badge private">{t('common.private')}</span> : null}
       </h1>
       <FollowButton page={page} kind="dataset" id={d.id} />
+      <UsageLine page={page} summary={d.tracking_summary} />
       {d.notes ? <Markdown html={renderMarkdown(d.notes)} /> : <p class="muted">{t('common.noDescription')}</p>}
       <h2>{t('dataset.dataAndResources')}</h2>
       {page.ctx.user && (await canEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id })) ? (
@@ -446,9 +464,10 @@ export async function datasetPage(page: Page, id: string) {
 const PREVIEW_ROWS = 20
 
 export async function resourcePage(page: Page, id: string, resourceId: string) {
-  const d: Dict = await call(page, 'package_show', { id })
+  const d: Dict = await call(page, 'package_show', { id, ...(tracking(page) ? { include_tracking: true } : {}) })
   const r = ((d.resources ?? []) as Dict[]).find((x) => x.id === resourceId)
   if (!r) return null
+  countUse(page.deps, page.req.headers, page.address, 'page', { id: r.id, packageId: d.id, resource: true })
   // the dataset type's resource_fields, each by its display_snippet, under the resource's own
   const rschema = datasetSchemaOf(page, text(d.type) || 'dataset')
   const params = page.url.searchParams
@@ -484,6 +503,7 @@ export async function resourcePage(page: Page, id: string, resourceId: string) {
     <Layout refresh={loading ? 5 : undefined} title={`${text(r.name) || t('dataset.resource')} - ${text(d.title) || text(d.name)}`} page={page} alternate={`/api/3/action/resource_show?id=${encodeURIComponent(r.id)}`} description={text(r.description)}>
       <Crumbs page={page} items={[[t('nav.datasets'), '/dataset'], [text(d.title) || text(d.name), datasetHref(d)], [text(r.name) || t('dataset.resource'), base]]} />
       <h1>{text(r.name) || t('dataset.unnamedResource')}</h1>
+      <UsageLine page={page} summary={r.tracking_summary} downloads />
       {page.ctx.user && (await canEditPackage(page.ctx, { owner_org: d.owner_org ?? null, id: d.id })) ? (
         <p>
           <a class="button" href={`${base}/edit`}>
