@@ -20,6 +20,7 @@ import { apiKeyFrom } from '../auth/api-key'
 import { actionClass, checkRateLimit, withLimitHeaders, type LimitVerdict } from './rate-limit'
 import { clientAddress, type AddressSource } from './client-address'
 import { countUse } from './usage'
+import type { UsageTarget } from '../model/usage'
 
 /**
  * The validators of a GET answer: the ETag (the help URL carries the site URL, which answers hold,
@@ -150,16 +151,18 @@ function checkCsrf(req: Request, data: DataDict, siteUrl: string) {
   if (problem) throw new CsrfRefused(problem)
 }
 
-function countApiRead(deps: Deps, c: AddressSource, name: string, result: unknown) {
-  if (!deps.config.bool('service.tracking_enabled')) return
+/** What an answer of package_show or resource_show was a read of (usage figures); none for other actions. */
+function usageTarget(name: string, result: unknown): UsageTarget | undefined {
+  if (name !== 'package_show' && name !== 'resource_show') return undefined
   const r = result as { id?: unknown; package_id?: unknown }
-  if (typeof r?.id !== 'string') return
-  const target =
-    name === 'package_show'
-      ? { id: r.id, packageId: r.id, resource: false }
-      : { id: r.id, packageId: String(r.package_id ?? ''), resource: true }
-  countUse(deps, c.req.raw.headers, clientAddress(c, deps.config), 'api', target)
+  if (typeof r?.id !== 'string') return undefined
+  return name === 'package_show'
+    ? { id: r.id, packageId: r.id, resource: false }
+    : { id: r.id, packageId: String(r.package_id ?? ''), resource: true }
 }
+
+/** The header a shared-cache entry keeps its usage target in, so a hit counts too (never sent). */
+const USAGE_HEADER = 'x-usage-target'
 
 export function mountActionRoutes(app: Hono, source: DepsResolver) {
   const handler = async (c: AddressSource, name: string): Promise<Response> => {
@@ -208,6 +211,11 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
             const res = new Response(kept.body, kept)
             for (const [k, v] of Object.entries(validators)) res.headers.set(k, v)
             res.headers.set('x-answer-cache', 'hit')
+            const used = res.headers.get(USAGE_HEADER)
+            if (used) {
+              res.headers.delete(USAGE_HEADER)
+              countUse(deps, req.headers, clientAddress(c, deps.config), 'api', JSON.parse(used) as UsageTarget)
+            }
             return withLimitHeaders(res, limit)
           }
         }
@@ -216,13 +224,18 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       if (deps.config.bool('service.api.changed_entities')) ctx.changed = new Map()
       ctx.requestUrl = req.url
       const result = await callAction(ctx, name, data)
-      // an API read of a dataset or resource (usage figures; in memory, nothing waits)
-      if (name === 'package_show' || name === 'resource_show') countApiRead(deps, c, name, result)
+      // an API read of a dataset or resource (usage figures; in memory, nothing waits). A
+      // conditional GET answered 304 above is not counted: the client has the answer already
+      const used = usageTarget(name, result)
+      if (used) countUse(deps, req.headers, clientAddress(c, deps.config), 'api', used)
       const res = ok(help, result, req.method === 'GET' ? callback : undefined, ctx.changed)
       if (validators) for (const [k, v] of Object.entries(validators)) res.headers.set(k, v)
       const shared = deps.config.int('service.http.s_maxage')
-      if (validators && !ctx.user && !hasCallback && deps.answers && shared > 0)
-        await deps.answers.put(validators.etag, res.clone(), shared).catch(() => undefined)
+      if (validators && !ctx.user && !hasCallback && deps.answers && shared > 0) {
+        const kept = res.clone()
+        if (used) kept.headers.set(USAGE_HEADER, JSON.stringify(used))
+        await deps.answers.put(validators.etag, kept, shared).catch(() => undefined)
+      }
       return withLimitHeaders(res, limit)
     } catch (err) {
       return withLimitHeaders(fail(help, err), limit)

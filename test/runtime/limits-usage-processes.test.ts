@@ -1,6 +1,7 @@
-// Rate limits shared by two server processes on one catalogue file (issue 35): the counters live
-// in ratelimit.db beside it, so a caller's requests count once whichever process answers.
-import { spawn } from 'node:child_process'
+// Two server processes on one catalogue file (issue 35): rate limits shared (the counters live in
+// ratelimit.db beside it, so a caller's requests count once whichever process answers), and usage
+// figures each process counts flushed by its own timer into the one catalogue.
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -22,6 +23,8 @@ function start(port: number): Promise<void> {
     SERVICE__RATELIMIT__WINDOW_SECONDS: '3600',
     SERVICE__RATELIMIT__ANONYMOUS__READS: '6',
     SERVICE__JOBS__CONCURRENCY: '0',
+    SERVICE__TRACKING_ENABLED: 'true',
+    SERVICE__TRACKING__FLUSH_SECONDS: '1',
   }
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   children.push(child)
@@ -31,9 +34,16 @@ function start(port: number): Promise<void> {
 const a = `http://127.0.0.1:${basePort}`
 const b = `http://127.0.0.1:${basePort + 1}`
 
+let key = ''
+
 beforeAll(async () => {
   await start(basePort) // migrates the new file first
   await start(basePort + 1)
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', 'sysadmin', 'add', 'boss'], {
+    env: { ...process.env, DATABASE_URL: `file:${dbFile}` },
+    encoding: 'utf8',
+  })
+  key = /API key: (\S+)/.exec(cli.stdout)?.[1] ?? ''
 }, 90000)
 
 afterAll(() => {
@@ -62,5 +72,35 @@ describe('two Node processes, one limit', () => {
     )
     expect(all.filter((s) => s === 200)).toHaveLength(120)
     expect(all.filter((s) => s === 429)).toHaveLength(40)
+  })
+})
+
+describe('usage figures from two processes', () => {
+  it('adds up what each process counted, flushed by its own timer', async () => {
+    const post = async (base: string, name: string, body: object) => {
+      const res = await fetch(`${base}/api/3/action/${name}`, {
+        method: 'POST',
+        // a sysadmin (not rate limited) with a robot's user agent: not counted
+        headers: { 'content-type': 'application/json', authorization: key, 'user-agent': 'test-bot' },
+        body: JSON.stringify(body),
+      })
+      const json = await res.json()
+      expect(json.success, JSON.stringify(json)).toBe(true)
+      return json.result
+    }
+    const ds = await post(a, 'package_create', { name: 'used-by-two' })
+    // three visitors (one address, three browsers) on each process; the rate limit allows them
+    for (const base of [a, b])
+      for (const agent of ['Firefox/140', 'Chrome/140', 'Safari/18']) {
+        const res = await fetch(`${base}/dataset/used-by-two`, { headers: { 'user-agent': `Mozilla/5.0 ${agent}`, authorization: key } })
+        expect(res.status).toBe(200)
+        await res.arrayBuffer()
+      }
+    let figures: { total: number; page_views: { total: number } } | undefined
+    for (let i = 0; i < 40 && figures?.total !== 6; i++) {
+      await new Promise((r) => setTimeout(r, 250))
+      figures = (await post(b, 'package_show', { id: ds.id, include_tracking: true })).tracking_summary
+    }
+    expect(figures).toMatchObject({ total: 6, page_views: { total: 6 } })
   })
 })

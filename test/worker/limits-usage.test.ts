@@ -1,6 +1,7 @@
-// Rate limits at the edge (issue 35): two isolates of the Worker (two Worker scripts in one
-// workerd, as two edge locations would be) count a caller once through the RateLimiter Durable
-// Object, with the same headers as on Node.
+// Rate limits and usage figures at the edge (issue 35): two isolates of the Worker (two Worker
+// scripts in one workerd, as two edge locations would be) count a caller once through the
+// RateLimiter Durable Object, with the same headers as on Node; each isolate flushes the usage
+// figures it counted after an answer (waitUntil), and both isolates' counts add up.
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startWorker, type WorkerEnv } from './harness'
@@ -12,6 +13,8 @@ const LIMITS = {
   SERVICE__RATELIMIT__WINDOW_SECONDS: '3600',
   SERVICE__RATELIMIT__ANONYMOUS__READS: '5',
   SERVICE__RATELIMIT__WRITES: '3',
+  SERVICE__TRACKING_ENABLED: 'true',
+  SERVICE__TRACKING__FLUSH_SECONDS: '1',
 }
 
 beforeAll(async () => {
@@ -104,4 +107,43 @@ describe('rate limits across isolates', () => {
     }
     expect(writes).toEqual([200, 200, 200, 429, 429])
   })
+})
+
+describe('usage figures across isolates', () => {
+  it('flushes each isolate\'s counts after an answer once due, and sorts by them', async () => {
+    const a = await isolateNamed('edge-a')
+    const post = async (name: string, body: object) => {
+      const res = await a.fetch(`http://localhost/api/3/action/${name}`, {
+        method: 'POST',
+        // a robot's user agent: the test's own reads are not counted
+        headers: { 'content-type': 'application/json', authorization: w.sysadmin.apikey, 'user-agent': 'edge-test-bot' },
+        body: JSON.stringify(body),
+      })
+      const json = (await res.json()) as { success: boolean; result: any }
+      expect(json.success, JSON.stringify(json)).toBe(true)
+      return json.result
+    }
+    const one = await post('package_create', { name: 'edge-used-one' })
+    const two = await post('package_create', { name: 'edge-used-two' })
+    const read = (isolate: string, id: string, address: string) =>
+      get(isolate, `/api/3/action/package_show?id=${id}`, { 'cf-connecting-ip': address, 'user-agent': 'Mozilla/5.0 edge test' })
+    // two reads of `two` on each isolate (four visitors, answers from the shared cache too), one of `one`
+    for (const [isolate, address] of [['edge-a', '198.18.0.1'], ['edge-b', '198.18.0.2'], ['edge-a', '198.18.0.3'], ['edge-b', '198.18.0.4']] as const)
+      expect((await read(isolate, two.id, address)).status).toBe(200)
+    expect((await read('edge-b', one.id, '198.18.0.5')).status).toBe(200)
+    // after flush_seconds, the next answer of each isolate writes what it counted
+    await new Promise((r) => setTimeout(r, 1200))
+    await get('edge-a', '/api/3/action/site_read', { 'cf-connecting-ip': '198.18.0.9' })
+    await get('edge-b', '/api/3/action/site_read', { 'cf-connecting-ip': '198.18.0.9' })
+    let figures: any
+    for (let i = 0; i < 50; i++) {
+      figures = (await post('package_show', { id: two.id, include_tracking: true })).tracking_summary
+      if (figures.total === 4) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(figures).toMatchObject({ total: 4, recent: 4, api_reads: { total: 4 } })
+    await new Promise((r) => setTimeout(r, 1100)) // the sort's figures are read again after flush_seconds
+    const order = (await post('package_search', { q: 'name:edge-used-*', sort: 'views_recent desc' })).results.map((d: { name: string }) => d.name)
+    expect(order).toEqual(['edge-used-two', 'edge-used-one'])
+  }, 30_000)
 })
