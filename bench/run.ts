@@ -25,6 +25,8 @@ console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${
 // BENCH_WORKER_DATASETS (200), BENCH_WORKER_DIR (another checkout's Worker, for before/after). DataStore: BENCH_DS_ROWS (default 1000000),
 // BENCH_DS_REQUESTS (50). Search: BENCH_SEARCH_SIZES (default 10000,100000),
 // BENCH_SEARCH_QUERIES (300), BENCH_SEARCH_WARMUP (120), BENCH_SEARCH_NO_SNAPSHOT_MAX (10000), BENCH_KEEP_DB.
+// BENCH_ONLY=usage (part of the default run): package_show and package_search with usage figures counted and not
+// (BENCH_USAGE_DATASETS 10000, BENCH_USAGE_SECONDS 8 a round, BENCH_USAGE_ROUNDS 3 of each), and the flush (BENCH_USAGE_FLUSH 10000 objects).
 // BENCH_ONLY=webhooks (not part of the default run): BENCH_WEBHOOK_SUBSCRIBERS (1000) webhooks × BENCH_WEBHOOK_CHANGES (1000)
 // dataset events delivered to a local receiver, beside the same signed POSTs from one loop (bench/webhooks.ts).
 // BENCH_ONLY=profile (not part of the default run): the column profile job over BENCH_DS_ROWS rows, its time and peak RSS.
@@ -70,6 +72,12 @@ if (!only || only === 'spatial') {
 if (!only || only === 'datastore') {
   console.log('\n# 3. datastore: datastore_upsert load, datastore_search and the CSV dump over HTTP beside raw libSQL')
   await datastoreBench()
+}
+
+if (!only || only === 'usage') {
+  console.log('\n# 3b. usage figures: package_show and package_search with tracking on beside off, and the flush (bench/usage.ts)')
+  const { usageBench } = await import('./usage')
+  await usageBench()
 }
 
 if (!only || only === 'worker') {

@@ -106,6 +106,24 @@ describe('counting', () => {
     expect(c.size).toBe(0)
   })
 
+  it('writes a big flush in several transactions; one failing keeps its counts and the later ones, not the earlier', async () => {
+    const c = new UsageCounter()
+    for (let i = 0; i < 1200; i++) c.count('api', { id: `o${i}`, packageId: `o${i}`, resource: false })
+    const calls: number[] = []
+    await expect(
+      c.flush(async (stmts) => {
+        calls.push(stmts.length)
+        if (calls.length === 2) throw new Error('busy')
+      }),
+    ).rejects.toThrow('busy')
+    expect(calls.length).toBe(2)
+    expect(c.size).toBe(700) // the first 500 written, the rest kept
+    let objects = 0
+    await c.flush(async (stmts) => void (objects += stmts.filter((s) => s.sql.includes('usage_total')).reduce((n, s) => n + s.args.length / 7, 0)))
+    expect(objects).toBe(700)
+    expect(c.size).toBe(0)
+  })
+
   it('reports "recent" over service.tracking.recent_days, "total" over all days', async () => {
     const id = (await t.make.dataset(sys)).id
     const old = recentSince(40)
