@@ -61,6 +61,16 @@ export async function usageBench(log: (line: string) => void = console.log) {
     const searches = queryMix(50, { seed: 3, corpusSeed: 7, orgCount: 100 }).map((q) => `/api/3/action/package_search?${new URLSearchParams(Object.entries(q.body).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))}`)
     log(`${fmt(DATASETS)} datasets; ${CONNECTIONS} connections, ${SECONDS} s a round, every request a new visitor`)
 
+    // a discarded round first: the first server of a run meets cold caches (file pages, the JIT)
+    {
+      const server = await startServer({ DATABASE_URL: url, SERVICE__JOBS__CONCURRENCY: '0' })
+      try {
+        await rps(server.url, searches, 3)
+        await rps(server.url, shows, 3)
+      } finally {
+        await server.stop()
+      }
+    }
     const figures: Record<'off' | 'on', { show: number[]; search: number[] }> = { off: { show: [], search: [] }, on: { show: [], search: [] } }
     for (let round = 0; round < ROUNDS; round++) {
       for (const mode of round % 2 ? (['on', 'off'] as const) : (['off', 'on'] as const)) {
@@ -76,11 +86,12 @@ export async function usageBench(log: (line: string) => void = console.log) {
       }
       log(`round ${round + 1}: package_show off ${fmt(figures.off.show[round]!)} / on ${fmt(figures.on.show[round]!)} req/s; package_search off ${fmt(figures.off.search[round]!)} / on ${fmt(figures.on.search[round]!)} req/s`)
     }
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-    const showRatio = mean(figures.on.show) / mean(figures.off.show)
-    const searchRatio = mean(figures.on.search) / mean(figures.off.search)
-    log(`package_show with tracking on / off:   ${(showRatio * 100).toFixed(1)}%   (target ≥ 95%: ${showRatio >= 0.95 ? 'met' : 'NOT met'})`)
-    log(`package_search with tracking on / off: ${(searchRatio * 100).toFixed(1)}%   (target ≥ 95%: ${searchRatio >= 0.95 ? 'met' : 'NOT met'})`)
+    // medians of the rounds: one disturbed round moves a mean by a third of its disturbance
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    const showRatio = median(figures.on.show) / median(figures.off.show)
+    const searchRatio = median(figures.on.search) / median(figures.off.search)
+    log(`package_show with tracking on / off (medians):   ${(showRatio * 100).toFixed(1)}%   (target ≥ 95%: ${showRatio >= 0.95 ? 'met' : 'NOT met'})`)
+    log(`package_search with tracking on / off (medians): ${(searchRatio * 100).toFixed(1)}%   (target ≥ 95%: ${searchRatio >= 0.95 ? 'met' : 'NOT met'})`)
 
     // the flush: FLUSH objects' counts (a day row and a total row each) in one batch
     const flushDb = await openCatalogDb(`file:${join(dir, 'flush.db')}`)
