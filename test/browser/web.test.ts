@@ -4,6 +4,7 @@
 // and sees its preview once the loader is done; private data stays private; a form without its
 // CSRF token is refused. Every page passes axe-core (no serious or critical violation) at 390 and
 // 1280 px without horizontal overflow. UPDATE_SCREENSHOTS=1 writes docs/screenshots/.
+import { flushUsage } from '../../src/model/usage'
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -41,6 +42,7 @@ let browser: Browser
 let runners: NodeJobRunner
 let previewPath = ''
 let downloadPath = ''
+let sys: { apikey: string }
 
 /** axe-core on the page: the serious and critical violations (rule id and first target). */
 async function axe(page: Page): Promise<string[]> {
@@ -75,11 +77,11 @@ async function check(path: string, shot?: string, signedIn?: Page) {
 run('the web front end in Chromium', () => {
   beforeAll(async () => {
     if (!executablePath) throw new Error('no Chromium: install Debian\'s `chromium` (CI does) or set CHROMIUM_PATH')
-    t = await setup({ 'service.jobs.poll_ms': '50', 'service.site_title': 'Open Data Test', 'service.site_intro_text': 'Find and use *open* data.' })
+    t = await setup({ 'service.jobs.poll_ms': '50', 'service.site_title': 'Open Data Test', 'service.site_intro_text': 'Find and use *open* data.', 'service.tracking_enabled': 'true' })
     server = await listen(t.app)
     runners = nodeJobRunners(t.deps.jobs, jobKinds, t.deps, runOptionsFrom(t.deps.config))
     runners.start()
-    const sys = await t.make.sysadmin()
+    sys = await t.make.sysadmin()
     const org = await t.make.organization(sys, { name: 'city-council', title: 'City Council', description: 'The **city**.' })
     await t.make.group(sys, { name: 'transport', title: 'Transport' })
     const editor = await t.make.user({ name: 'ella-editor', password: 'ella password' })
@@ -249,6 +251,20 @@ run('the web front end in Chromium', () => {
     await Promise.all([page.waitForURL(/\/dataset\/bus-stops-5$/), page.click('main button:has-text("Delete")')])
     expect(await page.textContent('main')).not.toContain('Stops table')
     expect((await t.ok('package_show', { id: 'bus-stops-5' })).resources).toEqual([])
+    await ctx.close()
+  }, 60_000)
+
+  it('with usage figures counted: the Popular order, the views on dataset and resource pages and the usage page pass axe and fit', async () => {
+    for (const path of ['/dataset/bus-stops-0', '/dataset/bus-stops-1', '/api/3/action/package_show?id=bus-stops-0', previewPath])
+      await t.app.request(path, { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0' } })
+    await flushUsage(t.deps)
+    await check('/dataset?q=bus&sort=views_recent+desc')
+    await check('/dataset/bus-stops-0')
+    await check(previewPath)
+    const ctx = await browser.newContext({ extraHTTPHeaders: { authorization: sys.apikey } })
+    const page = await ctx.newPage()
+    await check('/ckan-admin/usage', 'usage', page)
+    expect(await page.textContent('main')).toContain('Bus stops 0')
     await ctx.close()
   }, 60_000)
 
