@@ -2,6 +2,7 @@
 // signatures checked with the specification's own verifier (the standardwebhooks package), the
 // change feed's events as the owner may read them, retries with the same webhook-id, the events
 // and filters of a webhook, webhook_test, the SSRF guard at delivery, and a webhook turned off.
+import { parseMail, startSmtp } from '../helpers/smtp'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Webhook } from 'standardwebhooks'
@@ -142,9 +143,10 @@ describe('webhook deliveries', () => {
     expect(at(path)[0]!.headers['webhook-id']).toBe(test.id)
   })
 
-  it('checks the address again at delivery, and turns off a webhook that keeps failing', async () => {
-    const t2 = await setup({ 'service.webhooks.disable_after_days': '0', 'service.webhooks.retry_seconds': '0 0' })
-    const me = await t2.make.user()
+  it('checks the address again at delivery, and turns off a webhook that keeps failing, telling its owner by e-mail', async () => {
+    const smtp = await startSmtp()
+    const t2 = await setup({ 'service.webhooks.disable_after_days': '0', 'service.webhooks.retry_seconds': '0 0', 'smtp.server': smtp.address, 'smtp.mail_from': 'site@example.org' })
+    const me = await t2.make.user({ email: 'hook-owner@example.org' })
     const path = `/${uniq('guarded')}`
     // made while loopback was allowed (another site's setting), delivered where it is not
     const hook = await t2.ok('webhook_create', { url: 'https://hooks.example.org/x' }, me)
@@ -157,6 +159,12 @@ describe('webhook deliveries', () => {
     const shown = await t2.ok('webhook_show', { id: hook.id }, me)
     expect(shown.active).toBe(false)
     expect(shown.disabled_reason).toMatch(/^Deliveries failed for 0 days/)
+    // its owner was told, at their address, which webhook and why
+    expect(smtp.received.map((m) => m.to)).toEqual([['hook-owner@example.org']])
+    const mail = parseMail(smtp.received[0]!.raw)
+    expect(`${mail.subject}\n${mail.body}`).toContain(base + path)
+    expect(mail.body).toMatch(/Deliveries failed for 0 days/)
+    await new Promise<void>((r) => smtp.server.close(() => r()))
     // turned back on by its owner, with its failures forgotten
     const on = await t2.ok('webhook_update', { id: hook.id, active: true }, me)
     expect(on).toMatchObject({ active: true, failing_since: null, disabled_reason: null })

@@ -1,12 +1,16 @@
-// The Worker's Cron Trigger in workerd: a scheduled event runs the queued jobs in sqld and prunes
-// the change log.
+// The Worker's Cron Trigger in workerd: a scheduled event runs the queued jobs in sqld, prunes
+// the change log, and delivers webhooks (a delivery run queued and run by the same event).
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createClient } from '@libsql/client'
+import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startWorker, type WorkerEnv } from './harness'
+import { okWorker, startWorker, type WorkerEnv } from './harness'
 
 let env: WorkerEnv
 beforeAll(async () => {
-  env = await startWorker()
+  // the test's receiver listens on loopback, which the SSRF guard refuses unless allowed
+  env = await startWorker({ SERVICE__WEBHOOKS__ALLOW_PRIVATE_URLS: 'true' })
 }, 120_000)
 afterAll(async () => {
   await env?.close()
@@ -54,5 +58,36 @@ describe('the scheduled handler', () => {
     const rows = (await db.execute('SELECT at FROM change_log ORDER BY seq')).rows.map((r) => String(r.at))
     expect(rows).toEqual([young, young])
     db.close()
+  }, 60_000)
+
+  it('delivers a webhook\'s event, signed, from a Cron Trigger, and records the delivery', async () => {
+    const got: { headers: IncomingHttpHeaders; body: string }[] = []
+    const receiver = createServer((req, res) => {
+      let body = ''
+      req.on('data', (c: Buffer) => (body += c.toString()))
+      req.on('end', () => {
+        got.push({ headers: req.headers, body })
+        res.writeHead(204).end()
+      })
+    })
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+      const hook = await okWorker(env.mf, 'webhook_create', { url, events: ['dataset.created'] }, env.sysadmin)
+      const ds = await okWorker(env.mf, 'package_create', { name: 'edge-hooked' }, env.sysadmin)
+      const worker = (await env.mf.getWorker()) as unknown as { scheduled(opts: { cron: string }): Promise<{ outcome: string }> }
+      expect((await worker.scheduled({ cron: '* * * * *' })).outcome).toBe('ok')
+      expect(got).toHaveLength(1)
+      const headers = Object.fromEntries(Object.entries(got[0]!.headers).map(([k, v]) => [k, String(v)]))
+      const event = new Webhook(hook.secret).verify(got[0]!.body, headers) as { type: string; data: { id: string } }
+      expect(event).toMatchObject({ type: 'dataset.created', data: { id: ds.id } })
+      const [delivery] = await okWorker(env.mf, 'webhook_deliveries_list', { id: hook.id }, env.sysadmin)
+      expect(delivery).toMatchObject({ id: headers['webhook-id'], status: 'delivered', attempts: 1, response_code: 204 })
+      // the next trigger sends nothing again
+      expect((await worker.scheduled({ cron: '* * * * *' })).outcome).toBe('ok')
+      expect(got).toHaveLength(1)
+    } finally {
+      await new Promise((r) => receiver.close(r))
+    }
   }, 60_000)
 })
