@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { uniq } from '../helpers/make'
 import { listen } from '../helpers/server'
 import { setup, type Caller, type TestEnv } from '../helpers/setup'
+import { browser, signIn } from '../helpers/web-browser'
 
 const LIMITS = {
   'service.ratelimit.enabled': 'true',
@@ -202,6 +203,25 @@ describe('signed-in callers', () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe('signed in with the session cookie (api_compat 2.10)', () => {
+  it('counts the user, whatever address they come from, apart from their tokens', async () => {
+    const site = await setup({ ...LIMITS, 'service.api_compat': '2.10' })
+    const me = await site.make.user({ password: 'correct horse' })
+    const b = browser((path, init) => site.app.request(path, init))
+    await signIn(b, me.name, 'correct horse')
+    const cookie = [...b.jar].map(([k, v]) => `${k}=${v}`).join('; ')
+    const read = (address: string, headers: Record<string, string> = { cookie }) =>
+      site.app.request('/api/3/action/site_read', { headers: { 'x-forwarded-for': address, ...headers } })
+    for (let i = 0; i < 4; i++) expect((await read(`198.51.100.${50 + i}`)).status).toBe(200)
+    const refused = await read('198.51.100.60')
+    expect(refused.status).toBe(429)
+    expect((await refused.json()).error.message).toMatch(/at most 4 reads every 3600 seconds for this user\./)
+    // the same user's token counts apart; the address alone counts as anonymous
+    expect((await read('198.51.100.60', { authorization: me.apikey })).status).toBe(200)
+    expect((await read('198.51.100.60', {})).status).toBe(200)
   })
 })
 
