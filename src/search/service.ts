@@ -207,14 +207,16 @@ export class MemorySearchService implements SearchService {
   /**
    * The index as searches see it: where usage figures are counted (service.tracking_enabled), a
    * search sorted by views_total/views_recent first brings them into it (usage-overlay.ts).
-   * `own`: this process may share the figures' read between requests (not on Workers).
+   * `own`: this process may share the figures' read between requests (not on Workers);
+   * `checker`: the request's own phrase checker (Workers).
    */
-  private withUsage(index: MemoryIndex, io: SearchIo, own: boolean): SearchIndex {
-    if (!io.config.bool('service.tracking_enabled')) return index
+  private withUsage(index: MemoryIndex, io: SearchIo, own: boolean, checker?: PhraseChecker): SearchIndex {
+    const tracking = io.config.bool('service.tracking_enabled')
+    if (!tracking && !checker) return index
     return {
       search: async (req) => {
-        if (needsUsage(req)) await this.usage.apply(io, index, own)
-        return index.search(req)
+        if (tracking && needsUsage(req)) await this.usage.apply(io, index, own)
+        return index.search(checker ? { ...req, phraseChecker: checker } : req)
       },
       collectStats: (req) => index.collectStats(req),
       put: (doc) => index.put(doc),
@@ -258,22 +260,7 @@ export class MemorySearchService implements SearchService {
   private async readyThrough(io: SearchIo): Promise<SearchIndex> {
     if (!this.index) await this.load(io)
     while (this.hasPending) await this.refresh(io)
-    const index = this.index!
-    const checker = this.phraseChecker(io)
-    const tracking = io.config.bool('service.tracking_enabled')
-    return {
-      search: async (req) => {
-        if (tracking && needsUsage(req)) await this.usage.apply(io, index, false)
-        return index.search({ ...req, phraseChecker: checker })
-      },
-      collectStats: (req) => index.collectStats(req),
-      put: (doc) => index.put(doc),
-      remove: (id) => index.remove(id),
-      has: (id) => index.has(id),
-      get size() {
-        return index.size
-      },
-    }
+    return this.withUsage(this.index!, io, false, this.phraseChecker(io))
   }
 
   get loaded() {
