@@ -15,6 +15,8 @@ const LIMITS = {
   SERVICE__RATELIMIT__WRITES: '3',
   SERVICE__TRACKING_ENABLED: 'true',
   SERVICE__TRACKING__FLUSH_SECONDS: '1',
+  // the views sort through the search tier: each Durable Object brings the figures into its shard
+  SERVICE__SEARCH__SHARDS: '2',
 }
 
 beforeAll(async () => {
@@ -145,5 +147,21 @@ describe('usage figures across isolates', () => {
     await new Promise((r) => setTimeout(r, 1100)) // the sort's figures are read again after flush_seconds
     const order = (await post('package_search', { q: 'name:edge-used-*', sort: 'views_recent desc' })).results.map((d: { name: string }) => d.name)
     expect(order).toEqual(['edge-used-two', 'edge-used-one'])
+    // more datasets across both shards, used 1 to 5 times: the order is theirs, not their ids'
+    const more = []
+    for (let i = 0; i < 5; i++) more.push(await post('package_create', { name: `edge-ranked-${i}` }))
+    let n = 0
+    for (let i = 0; i < 5; i++)
+      for (let k = 0; k <= i; k++) expect((await read(n % 2 ? 'edge-b' : 'edge-a', more[i].id, `198.19.0.${n++}`)).status).toBe(200)
+    await new Promise((r) => setTimeout(r, 1200))
+    await get('edge-a', '/api/3/action/site_read', { 'cf-connecting-ip': '198.18.0.9' })
+    await get('edge-b', '/api/3/action/site_read', { 'cf-connecting-ip': '198.18.0.9' })
+    const wanted = ['edge-ranked-4', 'edge-ranked-3', 'edge-ranked-2', 'edge-ranked-1', 'edge-ranked-0']
+    let ranked: string[] = []
+    for (let i = 0; i < 30 && ranked.join() !== wanted.join(); i++) {
+      await new Promise((r) => setTimeout(r, 300))
+      ranked = (await post('package_search', { q: 'name:edge-ranked-*', sort: 'views_total desc' })).results.map((d: { name: string }) => d.name)
+    }
+    expect(ranked).toEqual(wanted)
   }, 30_000)
 })
