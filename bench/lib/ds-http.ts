@@ -1,5 +1,6 @@
 // The DataStore benchmark's HTTP side: setting up the table on a running server, the timed
 // datastore_upsert and datastore_search calls, and the CSV dump read to its end.
+import { createHash } from 'node:crypto'
 import { loadConfig } from '../../src/config/load'
 import { addSysadmin } from '../../src/model/sysadmin'
 import { buildDeps } from '../../src/runtime/deps'
@@ -58,17 +59,19 @@ export async function httpSearch(url: string, id: string, body: object) {
   return { ms, total: Number(result(text).total) }
 }
 
-/** GET /datastore/dump/<id> (csv) read to the end: rows (lines less the header), bytes, seconds. */
+/** GET /datastore/dump/<id> (csv) read to the end: rows (lines less the header), bytes, seconds, the body's SHA-256. */
 export async function httpDump(url: string, id: string) {
   const started = performance.now()
   const res = await fetch(`${url}/datastore/dump/${id}`)
   if (res.status !== 200 || !res.body) throw new Error(`dump: ${res.status} ${await res.text()}`)
   let bytes = 0
   let lines = 0
+  const hash = createHash('sha256')
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     bytes += chunk.length
+    hash.update(chunk)
     for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++
   }
   const seconds = (performance.now() - started) / 1000
-  return { rows: lines - 1, bytes, seconds, rate: (lines - 1) / seconds }
+  return { rows: lines - 1, bytes, seconds, rate: (lines - 1) / seconds, sha256: hash.digest('hex') }
 }

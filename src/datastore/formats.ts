@@ -139,6 +139,9 @@ function columnOf(type: string): Column {
   return { shape: array ? 'array' : 'scalar', kind: KINDS[base] ?? OTHER }
 }
 
+/** PG's output text of a number in a scalar column of `type` (a COPY cell), for a caller's own loop. */
+export const copyNumberOf = (type: string): Num => columnOf(type).kind.copyNum
+
 // SQLite keeps booleans as 0/1; a row that still carries them prints like PG's bool.
 const asBool = (v: unknown) => (typeof v === 'number' ? v !== 0 : v)
 
