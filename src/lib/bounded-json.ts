@@ -36,11 +36,22 @@ export function checkJsonShape(text: string, l: JsonLimits) {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === QUOTE) {
+      // the string's closing quote: the next quote not escaped (an even run of backslashes before
+      // it), found by indexOf: most strings have no escapes, and the scan then costs little
       const start = i
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i)
-        if (d === BACKSLASH) i++
-        else if (d === QUOTE) break
+      for (let from = i + 1; ; ) {
+        const q = text.indexOf('"', from)
+        if (q < 0) {
+          i = text.length
+          break
+        }
+        let b = q - 1
+        while (b > start && text.charCodeAt(b) === BACKSLASH) b--
+        if ((q - 1 - b) % 2 === 0) {
+          i = q
+          break
+        }
+        from = q + 1
       }
       if (i - start - 1 > l.maxString) throw new JsonLimitError(tooLongText(l))
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
