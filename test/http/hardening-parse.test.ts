@@ -1,5 +1,6 @@
 // Issue 16, body parsing: hostile bodies (deep nesting, bodies on parameter-less actions, bodies
 // over the size limit) get a clean envelope error, never a 500, and cost bounded memory.
+import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app'
 import { checkJsonShape } from '../../src/http/body-limits'
@@ -87,6 +88,32 @@ describe('deeply nested JSON bodies', () => {
     expect(refusal('[1, 2, 3, 4]')).toMatch(/more than 3 keys/)
     expect(refusal('[1, 2, 3]')).toBe(null)
     expect(refusal('{"a": "01234567890"}')).toMatch(/longer than 10/)
+  })
+
+  it('measures every string of any JSON text as it is written, escapes included (property)', () => {
+    const limit = 6
+    // the longest string (key or value) as JSON writes it, quotes left out
+    const longest = (v: unknown): number =>
+      typeof v === 'string'
+        ? JSON.stringify(v).length - 2
+        : Array.isArray(v)
+          ? Math.max(0, ...v.map(longest))
+          : v && typeof v === 'object'
+            ? Math.max(0, ...Object.entries(v).flatMap(([k, x]) => [JSON.stringify(k).length - 2, longest(x)]))
+            : 0
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom('', ' '), (v, gap) => {
+        const text = JSON.stringify(v, null, gap)
+        let refused = false
+        try {
+          checkJsonShape(text, { maxBytes: MB, maxDepth: 100, maxKeys: 1000, maxString: limit })
+        } catch {
+          refused = true
+        }
+        expect(refused).toBe(longest(v) > limit)
+      }),
+      { numRuns: 500 },
+    )
   })
 })
 
