@@ -7,8 +7,16 @@ import Database from 'libsql'
 import { drizzle } from 'drizzle-orm/libsql'
 import { migrate } from 'drizzle-orm/libsql/migrator'
 import { schema } from '../db/schema'
+import { deflateRawSync, inflateRawSync } from 'node:zlib'
+import { useDeflateCodec } from '../lib/packed-text'
 import type { CatalogDb } from '../db/types'
 import type { ReadExecutor, WriteExecutor } from '../db/executor'
+
+// packed text (activity dicts) through node:zlib: the same raw DEFLATE, native
+useDeflateCodec({
+  deflate: (bytes) => deflateRawSync(bytes, { level: 6 }),
+  inflate: (bytes) => inflateRawSync(bytes),
+})
 
 /**
  * The WAL file is cut back to this size after a checkpoint (SQLite keeps it at its largest
