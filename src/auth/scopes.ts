@@ -150,6 +150,12 @@ async function tableTarget(ctx: ActionContext, input: DataDict): Promise<Target>
   return { orgs: [r.org], resource: r.id }
 }
 
+/** A dict given inside the input (package_revise's `match`, the default views' `package`/`resource`); {} otherwise. */
+const inner = (input: DataDict, key: string): DataDict => {
+  const v = input[key]
+  return (v && typeof v === 'object' && !Array.isArray(v) ? v : {}) as DataDict
+}
+
 const dataset = (key: string) => async (ctx: ActionContext, input: DataDict): Promise<Target> => ({
   orgs: [await datasetOrg(ctx, input[key])],
 })
@@ -172,7 +178,7 @@ export const TARGETED: Record<string, (ctx: ActionContext, input: DataDict) => P
   package_delete: dataset('id'),
   dataset_purge: dataset('id'),
   package_revise: async (ctx, input) => {
-    const match = (input.match && typeof input.match === 'object' ? input.match : {}) as DataDict
+    const match = inner(input, 'match')
     return { orgs: [await datasetOrg(ctx, match.id ?? match.name)] }
   },
   package_owner_org_update: async (ctx, input) => ({
@@ -185,7 +191,7 @@ export const TARGETED: Record<string, (ctx: ActionContext, input: DataDict) => P
   package_relationship_update: dataset('subject'),
   package_relationship_delete: dataset('subject'),
   package_create_default_resource_views: async (ctx, input) => {
-    const pkg = (input.package && typeof input.package === 'object' ? input.package : {}) as DataDict
+    const pkg = inner(input, 'package')
     return { orgs: [await datasetOrg(ctx, pkg.id ?? pkg.name)] }
   },
   resource_create: dataset('package_id'),
@@ -193,8 +199,8 @@ export const TARGETED: Record<string, (ctx: ActionContext, input: DataDict) => P
   resource_patch: resource('id'),
   resource_delete: resource('id'),
   resource_create_default_resource_views: async (ctx, input) => {
-    const res = (input.resource && typeof input.resource === 'object' ? input.resource : {}) as DataDict
-    return resourceOrg(ctx, res.id).then((r) => ({ orgs: [r.org], resource: r.id }))
+    const r = await resourceOrg(ctx, inner(input, 'resource').id)
+    return { orgs: [r.org], resource: r.id }
   },
   resource_view_create: resource('resource_id'),
   resource_view_update: async (ctx, input) => viewResource(ctx, input.id).then((r) => ({ orgs: [r.org] })),

@@ -192,8 +192,8 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       const { user, byCookie } = await apiCaller(deps, hasCallback ? null : req.headers)
       if (byCookie && req.method === 'POST') checkCsrf(req, data, deps.config.str('service.site_url'))
       const credential = hasCallback ? null : apiKeyFrom(req.headers, deps.config)
-      const klass = actionClass(name, action.readOnly, staged.length > 0)
-      limit = await checkRateLimit(deps, { user, credential, address: clientAddress(c, deps.config) }, klass)
+      const address = clientAddress(c, deps.config)
+      limit = await checkRateLimit(deps, { user, credential, address }, actionClass(name, action.readOnly, staged.length > 0))
       if (limit?.refused) throw limit.refused
       // GET of a read action the change log covers: validators, and 304 without running it (or
       // building its context)
@@ -214,7 +214,7 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
             const used = res.headers.get(USAGE_HEADER)
             if (used) {
               res.headers.delete(USAGE_HEADER)
-              countUse(deps, req.headers, clientAddress(c, deps.config), 'api', JSON.parse(used) as UsageTarget)
+              countUse(deps, req.headers, address, 'api', JSON.parse(used) as UsageTarget)
             }
             return withLimitHeaders(res, limit)
           }
@@ -227,7 +227,7 @@ export function mountActionRoutes(app: Hono, source: DepsResolver) {
       // an API read of a dataset or resource (usage figures; in memory, nothing waits). A
       // conditional GET answered 304 above is not counted: the client has the answer already
       const used = usageTarget(name, result)
-      if (used) countUse(deps, req.headers, clientAddress(c, deps.config), 'api', used)
+      if (used) countUse(deps, req.headers, address, 'api', used)
       const res = ok(help, result, req.method === 'GET' ? callback : undefined, ctx.changed)
       if (validators) for (const [k, v] of Object.entries(validators)) res.headers.set(k, v)
       const shared = deps.config.int('service.http.s_maxage')

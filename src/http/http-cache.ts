@@ -1,6 +1,7 @@
 // Validators for read actions answered over GET: a strong ETag from what the answer depends on
 // (the action, its parameters, the caller and the change-log position every write moves) and the
 // Cache-Control a shared cache may follow (anonymous answers only).
+import { toBool } from '../validation/fields'
 import type { Config } from '../config/load'
 import type { DataDict } from '../data-dict'
 import { sha256 } from '@noble/hashes/sha2.js'
@@ -30,10 +31,7 @@ export const isCacheable = (name: string, readOnly: boolean) => readOnly && !NOT
  * no log position): include_tracking, or a search ordered by views. Such answers get no validators.
  */
 export function holdsUsageFigures(name: string, data: Record<string, unknown>): boolean {
-  if (name === 'package_show' || name === 'resource_show') {
-    const v = data.include_tracking
-    return v !== undefined && v !== null && !/^(false|0|no|off|)$/i.test(String(v))
-  }
+  if (name === 'package_show' || name === 'resource_show') return toBool(data.include_tracking)
   return name === 'package_search' && typeof data.sort === 'string' && data.sort.includes('views_')
 }
 

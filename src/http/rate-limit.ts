@@ -42,7 +42,7 @@ export interface LimitVerdict {
 
 /**
  * Counts one request of class `klass` for `caller`; null when no limit applies (limits off, the
- * class unlimited, a sysadmin, the store unreachable: a limit never fails a request).
+ * class unlimited, a sysadmin, no store, the store unreachable: a limit never fails a request).
  */
 export async function checkRateLimit(deps: Deps, caller: LimitCaller, klass: LimitClass): Promise<LimitVerdict | null> {
   const { config } = deps
@@ -61,7 +61,9 @@ export async function checkRateLimit(deps: Deps, caller: LimitCaller, klass: Lim
   const now = Date.now() / 1000
   const start = Math.floor(now / window) * window
   const reset = Math.max(1, Math.ceil(start + window - now))
-  const store = deps.rateLimits ?? processStore
+  // buildDeps gives every process (isolate) a store: its memory unless the runtime shares one
+  const store = deps.rateLimits
+  if (!store) return null
   let count: number
   try {
     count = await store.hit(`${klass}:${partition}`, start, window)
@@ -93,8 +95,8 @@ export function withLimitHeaders(res: Response, verdict: LimitVerdict | null | u
 }
 
 /**
- * Counters in this process's memory: the default where the runtime gives no shared store (tests,
- * a Worker without its Durable Object binding). Windows past their end are dropped as it goes.
+ * Counters in this process's memory: buildDeps's default where the runtime gives no shared store
+ * (tests, a Worker without its Durable Object binding). Windows past their end are dropped as it goes.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly counts = new Map<string, { end: number; n: number }>()
@@ -113,8 +115,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return 1
   }
 }
-
-const processStore = new MemoryRateLimitStore()
 
 /**
  * For a route that is not an action (downloads, dumps): counts one read of the request's caller;

@@ -3,7 +3,9 @@
 // service.tracking.flush_seconds, so a read never waits on a write. A visitor counts once a day
 // per object and kind: hashes of their address and user agent with a salt made each day, as bits
 // of a filter held only in memory (nothing about a visitor is stored).
+import type { Config } from '../config/load'
 import type { Deps } from '../context'
+import { hashLanes } from '../lib/short-hash'
 
 export type UsageKind = 'page' | 'api' | 'download'
 export const USAGE_KINDS: readonly UsageKind[] = ['page', 'api', 'download']
@@ -28,18 +30,6 @@ interface Pending extends UsageTarget {
  */
 const FILTER_WORDS = 1 << 19
 const VISITS_MAX = 1_000_000
-
-/** Two 32-bit FNV-1a lanes of `s`: the filter's probes are a + i·b. */
-function lanes(s: string): [number, number] {
-  let a = 0x811c9dc5
-  let b = 0x050c5d1f
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    a = Math.imul(a ^ c, 0x01000193)
-    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15)
-  }
-  return [a >>> 0, (b | 1) >>> 0]
-}
 
 /** Today (UTC, YYYY-MM-DD), made again only when a day has ended (every count asks). */
 let day = { text: '', until: 0 }
@@ -82,7 +72,9 @@ export class UsageCounter {
       this.visits = 0
     }
     const seen = this.seen
-    const [a, b] = lanes(this.salt + visit)
+    // the filter's probes are a + i·b (b odd, so that they differ)
+    const [a, odd] = hashLanes(this.salt + visit)
+    const b = (odd | 1) >>> 0
     let fresh = false
     for (let i = 0; i < 3; i++) {
       const bit = ((a + i * b) >>> 0) & (FILTER_WORDS * 32 - 1)
@@ -143,6 +135,9 @@ export class UsageCounter {
     }
   }
 }
+
+/** service.tracking.flush_seconds in milliseconds (at least one second). */
+export const flushIntervalMs = (config: Config) => Math.max(1, config.int('service.tracking.flush_seconds')) * 1000
 
 /** Counts written per transaction of a flush (about 8 ms each on Node). */
 const FLUSH_CHUNK = 500

@@ -19,7 +19,7 @@ import { scheduleDueBackup } from '../jobs/backup'
 import { scheduleWebhookRun } from '../jobs/webhooks'
 import { nodeBackupPort } from './node-backup'
 import { nodeRateLimitStore } from './node-rate-limit'
-import { flushUsage } from '../model/usage'
+import { flushIntervalMs, flushUsage } from '../model/usage'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
 import { withNotModified } from './node-not-modified'
@@ -170,7 +170,7 @@ if (deps.backups) {
 // batch every service.tracking.flush_seconds, and at shutdown.
 const flushUsageNow = () => flushUsage(deps).catch((e) => console.error('usage figures flush failed', e))
 if (config.bool('service.tracking_enabled'))
-  setInterval(flushUsageNow, Math.max(1, config.int('service.tracking.flush_seconds')) * 1000).unref()
+  setInterval(flushUsageNow, flushIntervalMs(config)).unref()
 
 // At shutdown the search index is saved if it moved on since its last snapshot, so the next start
 // loads it instead of re-indexing up to a thousand datasets (at most 10 s of waiting).

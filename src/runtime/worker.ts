@@ -33,7 +33,7 @@ import { ShardHost, shardedSearch, shardStatus, type ShardNamespace, type ShardS
 import { ACTIVE_SHARDS_KEY, activeShards, autoShardCount, storeActiveShards, configuredShards } from '../search/shard-plan'
 import type { ShardedSearchService } from '../search/shards'
 import { durableRateLimitStore, RateCounter } from './worker-rate-limit'
-import { flushUsage } from '../model/usage'
+import { flushIntervalMs, flushUsage } from '../model/usage'
 
 /**
  * [vars], secrets and bindings: STORAGE is the R2 bucket of uploads (wrangler.toml r2_buckets),
@@ -220,7 +220,7 @@ function build(env: WorkerEnv): Built {
   const flushUsageIfDue = (force = false) => {
     const counter = shared.usage
     if (!counter || !config.bool('service.tracking_enabled')) return undefined
-    if (!(force ? counter.size > 0 : counter.due(Math.max(1, config.int('service.tracking.flush_seconds')) * 1000))) return undefined
+    if (!(force ? counter.size > 0 : counter.due(flushIntervalMs(config)))) return undefined
     return depsFor(config)
       .then((deps) => flushUsage(deps))
       .then(

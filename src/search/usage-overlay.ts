@@ -7,7 +7,7 @@
 import type { Deps } from '../context'
 import type { MemoryIndex } from './minisearch'
 import type { SearchRequest } from './index'
-import { recentSince } from '../model/usage'
+import { flushIntervalMs, recentSince } from '../model/usage'
 
 type Io = Pick<Deps, 'read' | 'config'>
 
@@ -32,7 +32,7 @@ export class UsageOverlay {
 
   /** The datasets' figures, read again when older than the flush interval. */
   private async current(io: Io, own: boolean): Promise<Figures> {
-    const maxAge = Math.max(1, io.config.int('service.tracking.flush_seconds')) * 1000
+    const maxAge = flushIntervalMs(io.config)
     const f = this.figures
     if (f && Date.now() - f.at < maxAge) return f
     // a request that may not share another's I/O (Workers) reads by itself

@@ -5,34 +5,18 @@ import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import Database from 'libsql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../../src/app'
-import { loadConfig } from '../../src/config/load'
-import { buildDeps } from '../../src/runtime/deps'
 import { restore } from '../../src/runtime/node-backup'
-import { openDatastore } from '../../src/runtime/node-datastore'
 import { openCatalogDb } from '../../src/runtime/node-db'
-import { nodeBlobStore } from '../../src/runtime/node-blob-store'
 import { addSysadmin } from '../../src/model/sysadmin'
 // @ts-expect-error: plain ESM script without types
 import { startSqld } from '../../scripts/sqld.mjs'
-import { TEST_PROFILE } from '../helpers/setup'
+import { appOn, caller } from '../helpers/data-dir-app'
 import { tempDir } from '../helpers/temp-dirs'
 
 type Sqld = { url: string; stop(): Promise<void> }
 let catalogue: Sqld
 let datastoreServer: Sqld
 const dir = tempDir('ckan-edge-remote-backup-')
-
-const appOn = async (catUrl: string, dsUrl: string, storage: string) => {
-  const opened = await openCatalogDb(catUrl)
-  const datastore = await openDatastore(dsUrl)
-  const deps = buildDeps(loadConfig(TEST_PROFILE), opened.db, { writeExecutor: opened.writeExecutor, readExecutor: opened.readExecutor, datastore, blobs: nodeBlobStore(storage) })
-  return { deps, app: createApp(deps), close: () => (deps.search.stop(), datastore.close(), opened.close()) }
-}
-const caller = (app: ReturnType<typeof createApp>, key: string) => async (name: string, body: object) => {
-  const res = await app.request(`/api/3/action/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: key }, body: JSON.stringify(body) })
-  return (await res.json()) as { success: boolean; result: any; error?: unknown }
-}
 
 let key = ''
 let tableId = ''

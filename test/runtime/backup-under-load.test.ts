@@ -7,15 +7,10 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import Database from 'libsql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../../src/app'
-import { loadConfig } from '../../src/config/load'
-import { buildDeps } from '../../src/runtime/deps'
 import { restore, type DataPaths } from '../../src/runtime/node-backup'
-import { openDatastore } from '../../src/runtime/node-datastore'
-import { openCatalogDb } from '../../src/runtime/node-db'
-import { nodeBlobStore } from '../../src/runtime/node-blob-store'
 import { listen } from '../helpers/server'
-import { setup, TEST_PROFILE, type TestEnv } from '../helpers/setup'
+import { setup, type TestEnv } from '../helpers/setup'
+import { appOn, caller } from '../helpers/data-dir-app'
 import { tempDir } from '../helpers/temp-dirs'
 
 type Ack =
@@ -137,17 +132,9 @@ describe('a backup under a write load of 32 connections, restored', () => {
         db.close()
       }
     }
-    const opened = await openCatalogDb(`file:${to.catalogue}`)
+    const { app, close } = await appOn(`file:${to.catalogue}`, `file:${to.datastore}`, to.storage)
     try {
-      const deps = buildDeps(loadConfig(TEST_PROFILE), opened.db, {
-        writeExecutor: opened.writeExecutor,
-        readExecutor: opened.readExecutor,
-        datastore: await openDatastore(`file:${to.datastore}`),
-        blobs: nodeBlobStore(to.storage),
-      })
-      const app = createApp(deps)
-      const call = async (name: string, body: object) =>
-        (await (await app.request(`/api/3/action/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: key }, body: JSON.stringify(body) })).json()) as { success: boolean; result: any }
+      const call = caller(app, key)
       // the last edit answered before the backup, per dataset
       const edited = new Map<string, number>()
       for (const a of before) if (a.kind === 'edited') edited.set(a.name, Math.max(edited.get(a.name) ?? -1, a.version))
@@ -180,9 +167,8 @@ describe('a backup under a write load of 32 connections, restored', () => {
       }
       expect(checked).toBe(before.length)
       expect(checked).toBeGreaterThan(100)
-      deps.search.stop()
     } finally {
-      opened.close()
+      close()
     }
     expect(JSON.parse(readFileSync(join(backupPath, 'manifest.json'), 'utf8')).format).toBe(1)
   }, 120_000)

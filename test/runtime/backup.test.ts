@@ -6,14 +6,10 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync
 import { dirname, join } from 'node:path'
 import Database from 'libsql'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createApp } from '../../src/app'
-import { loadConfig } from '../../src/config/load'
-import { buildDeps } from '../../src/runtime/deps'
 import { backup, BackupRefused, listBackups, restore, type DataPaths } from '../../src/runtime/node-backup'
-import { openDatastore } from '../../src/runtime/node-datastore'
 import { DatabaseNewerThanCode, MIGRATIONS_DIR, openCatalogDb } from '../../src/runtime/node-db'
-import { nodeBlobStore } from '../../src/runtime/node-blob-store'
-import { setup, TEST_PROFILE, type TestEnv } from '../helpers/setup'
+import { setup, type TestEnv } from '../helpers/setup'
+import { appOn, caller } from '../helpers/data-dir-app'
 import { tempDir } from '../helpers/temp-dirs'
 
 let t: TestEnv
@@ -125,20 +121,9 @@ describe('npm run admin -- restore', () => {
     const to = restored()
     const manifest = await restore(copy.path, to)
     expect(manifest.changeLogSeq).toBe(copy.manifest.changeLogSeq)
-    const opened = await openCatalogDb(`file:${to.catalogue}`)
+    const { deps, app, close } = await appOn(`file:${to.catalogue}`, `file:${to.datastore}`, to.storage)
     try {
-      const deps = buildDeps(loadConfig(TEST_PROFILE), opened.db, {
-        writeExecutor: opened.writeExecutor,
-        readExecutor: opened.readExecutor,
-        datastore: await openDatastore(`file:${to.datastore}`),
-        blobs: nodeBlobStore(to.storage),
-      })
-      const app = createApp(deps)
-      const call = async (name: string, body: object) =>
-        (await (await app.request(`/api/3/action/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: admin.apikey }, body: JSON.stringify(body) })).json()) as {
-          success: boolean
-          result: any
-        }
+      const call = caller(app, admin.apikey)
       for (const name of acknowledged) expect((await call('package_show', { id: name })).success, name).toBe(true)
       const rows = await call('datastore_search', { resource_id: tableId, sort: '_id', limit: 3 })
       expect(rows.result.records.map((r: { n: number }) => r.n)).toEqual([1, 2, 3])
@@ -152,9 +137,8 @@ describe('npm run admin -- restore', () => {
       const [row] = await deps.read(`SELECT COUNT(*) AS n FROM package WHERE state = 'active'`)
       expect(found.result.count).toBe(Number(row!.n))
       expect(found.result.count).toBeGreaterThan(acknowledged.length)
-      deps.search.stop()
     } finally {
-      opened.close()
+      close()
     }
   })
 
