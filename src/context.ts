@@ -14,6 +14,7 @@ import type { Mailer } from './notify/mailer'
 import type { LoaderPorts } from './jobs/loader/ports'
 import type { SchemaRegistry } from './scheming/registry'
 import type { UsageCounter } from './model/usage'
+import type { DictRefills } from './model/package-json'
 
 export type UserRow = typeof users.$inferSelect
 
@@ -75,6 +76,8 @@ export interface Deps {
   rateLimits?: RateLimitStore
   /** Usage figures counted in memory until their next flush (service.tracking_enabled). */
   usage?: UsageCounter
+  /** Dataset dicts assembled by reads, waiting to be stored (model/package-json.ts). */
+  dictRefills?: DictRefills
 }
 
 export interface RateLimitStore {
@@ -118,10 +121,21 @@ export interface ActionContext extends Deps {
    * contexts of nested calls.
    */
   changed?: Map<string, Set<string>>
+  /**
+   * The change-log position every read of this context reflects at least (deps.changes.lastSeq
+   * when it was made): a dataset write stores its new dict only if nothing the dict embeds
+   * changed after it (model/package-json.ts). Absent: the write does not store it.
+   */
+  seenSeq?: number
 }
 
 /** A context with no caller, for work done on the process's own behalf (indexing, jobs). */
-export const systemContext = (deps: Deps): ActionContext => ({ ...deps, user: null, memo: new Map() })
+export const systemContext = (deps: Deps): ActionContext => ({
+  ...deps,
+  user: null,
+  memo: new Map(),
+  seenSeq: deps.changes.lastSeq,
+})
 
 /** Milliseconds a query may still take: `limitMs`, or less when the request's budget ends sooner. */
 export function timeLeft(ctx: ActionContext, limitMs: number): number {

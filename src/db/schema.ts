@@ -636,3 +636,26 @@ export const harvestLogs = sqliteTable(
   },
   (t) => [index('harvest_log_created_idx').on(t.created)],
 )
+
+/**
+ * Each dataset's package_show dict, ready (model/package-json.ts): its JSON text (deflated when
+ * long, as packedText stores it) under `fp`, the fingerprint of what else the dict depends on
+ * (site URL, metadata schemas, the dict's format). Written in a dataset write's own batch, or by
+ * a read that had to assemble the dict; the triggers of migration 0011 delete a row in the same
+ * transaction as any change-log row that names its dataset (or its organization, groups or
+ * vocabularies), so a row that exists is current.
+ */
+export const packageJson = sqliteTable('package_json', {
+  package_id: text().primaryKey(),
+  fp: text().notNull(),
+  dict: packedText().notNull(),
+})
+
+/**
+ * One row (id 1): the change-log seq of the newest change to an organization, group or
+ * vocabulary (kept by a trigger). A dict assembled from rows read before that seq is not stored.
+ */
+export const dictEpoch = sqliteTable('dict_epoch', {
+  id: integer().primaryKey(),
+  seq: integer().notNull(),
+})

@@ -65,4 +65,5 @@ export const contextFor = (deps: Deps, user: ActionContext['user']): ActionConte
   user,
   memo: new Map(),
   deadline: Date.now() + deps.config.int('service.action.timeout_ms'),
+  seenSeq: deps.changes.lastSeq,
 })

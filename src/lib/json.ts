@@ -38,6 +38,16 @@ export function markImmutable<T extends object>(value: T): T {
   return value
 }
 
+/**
+ * Marks `value` immutable with `text` as its JSON text: `text` must be what asciiJson(value)
+ * gives (a dict parsed from text asciiJson wrote).
+ */
+export function adoptJson<T extends object>(value: T, text: string): T {
+  frozen.add(value)
+  serialized.set(value, text)
+  return value
+}
+
 /** Marks `value` immutable (see markImmutable) and returns its JSON text, computed once. */
 export function immutableJson(value: object): string {
   frozen.add(value)

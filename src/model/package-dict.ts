@@ -106,8 +106,9 @@ export function assemblePackageDict(ctx: ActionContext, p: DictParts): PackageDi
     organization: p.organization,
     owner_org: row.owner_org,
     private: row.private,
-    relationships_as_object: p.relationshipsAsObject,
-    relationships_as_subject: p.relationshipsAsSubject,
+    // in one order however they were read (a write's own plan or the rows), by id
+    relationships_as_object: [...p.relationshipsAsObject].sort(byString((r) => r.id)),
+    relationships_as_subject: [...p.relationshipsAsSubject].sort(byString((r) => r.id)),
     resources: res,
     state: row.state,
     tags: tagList,

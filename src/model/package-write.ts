@@ -11,6 +11,7 @@ import { immutableJson } from '../lib/json'
 import { changeRow, packageDetail, type Change } from './changes'
 import { datasetDefaultViews } from './default-views'
 import { forgetPackages, type PackageDict, type PackageRow } from './package'
+import { storeDictStatement } from './package-json'
 import {
   assemblePackageDict,
   organizationEntry,
@@ -355,14 +356,18 @@ async function write(
       ...datasetDefaultViews(ctx, dict.resources, cur?.dict.resources),
     )
   for (const c of changed) stmts.push(rawInsert(changeLog, [changeRow('package', c, 'upsert', c === row.id ? packageDetail(row, old) : undefined)]))
+  // The dict is returned as is: serialise it once for the stored dict, the activity and the response.
+  const text = immutableJson(dict)
+  // after the change-log rows, whose trigger drops the dataset's stored dict (package-json.ts)
+  const store = storeDictStatement(ctx, id, text)
+  if (store) stmts.push(store)
   if (!row.private || recordsPrivateActivity(ctx)) {
     const type = !old
       ? 'new package'
       : row.state === 'deleted' && old.state !== 'deleted'
         ? 'deleted package'
         : 'changed package'
-    // The dict is returned as is: serialise it once for the activity and the response.
-    const act = packageActivityRow(ctx, type, id, immutableJson(dict))
+    const act = packageActivityRow(ctx, type, id, text)
     if (act) stmts.push(rawInsert(activities, [act]))
   }
   if (extra.also) stmts.push(...extra.also)

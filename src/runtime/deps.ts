@@ -3,6 +3,7 @@ import type { Config } from '../config/load'
 import type { BackupPort, Deps, RateLimitStore } from '../context'
 import { MemoryRateLimitStore } from '../http/rate-limit'
 import { UsageCounter } from '../model/usage'
+import { DictRefills } from '../model/package-json'
 import { nowIso } from '../context'
 import type { CatalogDb } from '../db/types'
 import { clientExecutor, clientReader, type ReadExecutor, type WriteExecutor } from '../db/executor'
@@ -78,6 +79,7 @@ export function buildDeps(config: Config, db: CatalogDb, opts: BuildOptions = {}
     schemas: opts.schemas,
     rateLimits: opts.rateLimits ?? new MemoryRateLimitStore(),
     usage: new UsageCounter(),
+    dictRefills: new DictRefills(),
   }
   return { ...services, search: new MemorySearchService(services, opts.search) }
 }

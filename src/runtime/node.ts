@@ -20,6 +20,7 @@ import { scheduleWebhookRun } from '../jobs/webhooks'
 import { nodeBackupPort } from './node-backup'
 import { nodeRateLimitStore } from './node-rate-limit'
 import { flushIntervalMs, flushUsage } from '../model/usage'
+import { writeDictRefills } from '../model/package-json'
 import { ensureSiteUser } from '../model/site-user'
 import { listSysadmins } from '../model/sysadmin'
 import { withNotModified } from './node-not-modified'
@@ -171,6 +172,11 @@ if (deps.backups) {
 const flushUsageNow = () => flushUsage(deps).catch((e) => console.error('usage figures flush failed', e))
 if (config.bool('service.tracking_enabled'))
   setInterval(flushUsageNow, flushIntervalMs(config)).unref()
+
+// Dataset dicts that reads had to assemble are stored for the next miss (model/package-json.ts).
+setInterval(() => {
+  if (deps.dictRefills?.size) writeDictRefills(deps).catch((e) => console.error('storing dataset dicts failed', e))
+}, 1000).unref()
 
 // At shutdown the search index is saved if it moved on since its last snapshot, so the next start
 // loads it instead of re-indexing up to a thousand datasets (at most 10 s of waiting).

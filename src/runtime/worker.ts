@@ -34,6 +34,7 @@ import { ACTIVE_SHARDS_KEY, activeShards, autoShardCount, storeActiveShards, con
 import type { ShardedSearchService } from '../search/shards'
 import { durableRateLimitStore, RateCounter } from './worker-rate-limit'
 import { flushIntervalMs, flushUsage } from '../model/usage'
+import { writeDictRefills } from '../model/package-json'
 
 /**
  * [vars], secrets and bindings: STORAGE is the R2 bucket of uploads (wrangler.toml r2_buckets),
@@ -71,6 +72,8 @@ type Built = {
   planShards: () => Promise<void>
   /** The usage figures counted in this isolate, written when due (service.tracking_enabled). */
   flushUsage: (force?: boolean) => Promise<void> | undefined
+  /** Stores the dataset dicts this isolate's reads assembled, when some wait. */
+  storeDicts: () => Promise<void> | undefined
 }
 let built: Built | undefined
 
@@ -228,8 +231,19 @@ function build(env: WorkerEnv): Built {
         (e: unknown) => console.error('usage figures flush failed:', e),
       )
   }
+  // ...and stores the dataset dicts this isolate's reads had to assemble (model/package-json.ts)
+  const storeDicts = () => {
+    if (!shared.dictRefills?.size) return undefined
+    return depsFor(config)
+      .then((deps) => writeDictRefills(deps))
+      .then(
+        () => undefined,
+        (e: unknown) => console.error('storing dataset dicts failed:', e),
+      )
+  }
   return {
     flushUsage: flushUsageIfDue,
+    storeDicts,
     app: createApp({ configFor, forRequest }),
     drainJobs,
     pruneLog,
@@ -251,6 +265,8 @@ export default {
     // counted usage figures go to the database after the answer, by this request, when due
     const flushing = built.flushUsage()
     if (flushing) exec?.waitUntil(flushing)
+    const storing = built.storeDicts()
+    if (storing) exec?.waitUntil(storing)
     return res
   },
   /** The Cron Trigger (wrangler.toml [triggers]): prunes the change log, runs the queued background jobs. */

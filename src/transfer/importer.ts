@@ -172,7 +172,7 @@ export async function importCatalogue(deps: Deps, source: TransferSource, opts: 
   const base: ActionContext = { ...deps, config, schemas, jobs: withoutLoads(deps.jobs), user: site, ignoreAuth: true, memo: new Map() }
   /** Calls an action here; `at` is the time the write is recorded at (the source's). */
   const call = <R = Dict>(name: string, data: Dict, at?: string, as?: UserRow) =>
-    callAction<R>({ ...base, memo: new Map(), ...(at ? { now: () => at } : {}), ...(as ? { user: as } : {}) }, name, data)
+    callAction<R>({ ...base, memo: new Map(), seenSeq: deps.changes.lastSeq, ...(at ? { now: () => at } : {}), ...(as ? { user: as } : {}) }, name, data)
   const progress = (phase: Kind, done: number, total?: number, current?: string) =>
     opts.onProgress?.({ phase, done, total, current })
   const fail = (kind: Kind, name: string, e: unknown) => {
