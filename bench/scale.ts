@@ -19,6 +19,7 @@ import { openCatalogDb } from '../src/runtime/node-db'
 import { MemoryIndex } from '../src/search/minisearch'
 import { decodeSnapshot } from '../src/search/snapshot'
 import { corpus, scaleDataset } from './lib/generate'
+import { unpackText } from '../src/lib/packed-text'
 import { procMemory, watchPeak } from './lib/rss'
 import { QUERY_CLASSES, queryMix, type BenchQuery } from './lib/search-queries'
 import { startServer, type RunningServer } from './lib/server'
@@ -178,7 +179,13 @@ function databaseBytes(dbFile: string) {
       if (r.type === 'index' || (r.name !== r.tbl && r.name.startsWith('sqlite_autoindex'))) t.indexes[r.name] = r.bytes
       else t.tableBytes += r.bytes
     }
+    // the datasets' own size: their package_show JSON (a sample of the stored dicts), and how many are stored
+    const stored = Number((conn.prepare('SELECT count(*) AS n FROM package_json').get() as { n: number }).n)
+    const sample = conn.prepare('SELECT dict FROM package_json ORDER BY random() LIMIT 2000').all() as { dict: unknown }[]
+    const dictJsonMean = sample.length ? sample.reduce((a, r) => a + Buffer.byteLength(unpackText(r.dict) ?? ''), 0) / sample.length : NaN
     return {
+      storedDicts: stored,
+      dictJsonMean,
       file: fileSize(dbFile),
       wal: fileSize(`${dbFile}-wal`),
       pageSize,
@@ -425,7 +432,9 @@ interface Goal {
   met: boolean
 }
 
-function goalsFor(r: Checkpoint, prev: Checkpoint | undefined): Goal[] {
+function goalsFor(r: Checkpoint, earlier: Checkpoint[]): Goal[] {
+  const prev = earlier.at(-1)
+  const first = earlier[0]
   const g: Goal[] = []
   const add = (figure: string, value: number, unit: string, goal: string, met: boolean) =>
     g.push({ figure, value, unit, goal, met })
@@ -446,6 +455,15 @@ function goalsFor(r: Checkpoint, prev: Checkpoint | undefined): Goal[] {
     add('p99 common word, 4 clients', cw, 'ms', '< 50 ms (100k)', cw < 50)
     add('p99 faceted, 4 clients', fc, 'ms', '< 50 ms (100k)', fc < 50)
     if (prev) add(`package_create rate ${fmt(prev.n)}→${fmt(r.n)}`, r.load.rate, '/s', '≥ 1,000/s (10k→100k)', r.load.rate >= 1000)
+    // issue 36: as fast as at the first size, as small as the datasets' JSON allows
+    if (first) {
+      const f4 = first.search.grown[1]!
+      add(`4-client req/s / at ${fmt(first.n)}`, m4.rps / f4.rps, '×', '≥ 0.7× (issue 36)', m4.rps / f4.rps >= 0.7)
+      add(`4-client p99 / at ${fmt(first.n)}`, m4.p99 / f4.p99, '×', '< 2× (issue 36)', m4.p99 / f4.p99 < 2)
+    }
+    const perDataset = (r.db.file + r.db.wal) / r.n
+    add('database bytes / dataset JSON', perDataset / r.db.dictJsonMean, '×', '≤ 1.5× (issue 36)', perDataset / r.db.dictJsonMean <= 1.5)
+    add('RSS grown (issue 36)', r.memory.rss / MB, 'MB', '< 450 MB (100k)', r.memory.rss < 450 * MB)
   } else {
     const rss = Math.max(r.memory.rss, r.restart.rssAfterMix)
     add('loads', r.load.errors, 'errors', 'no errors (300k)', r.load.errors === 0)
@@ -479,6 +497,7 @@ async function checkpoint(
   log(`server (grown): RSS ${fmtMB(memory.rss)} MB (peak while loading ${fmtMB(load.peakRss)} MB), V8 heap used ${fmtMB(memory.heapUsed)} of ${fmtMB(memory.heapTotal)} MB, external ${fmtMB(memory.external)} MB (array buffers ${fmtMB(memory.arrayBuffers)} MB)`)
   const db = databaseBytes(dbFile)
   log(`database: file ${fmtMB(db.file)} MB, WAL ${fmtMB(db.wal)} MB, free pages ${fmtMB(db.freeBytes)} MB; largest: ${db.tables.slice(0, 6).map((t) => `${t.table} ${fmtMB(t.bytes)}`).join(', ')} MB`)
+  log(`datasets' package_show JSON: ${fmt(db.dictJsonMean)} bytes each (mean of a sample), ${fmt((db.file + db.wal) / n)} database bytes per dataset (${fmt((db.file + db.wal) / n / db.dictJsonMean, 2)}×); stored dicts ${fmt(db.storedDicts)} of ${fmt(n)}`)
   // the searches measure a settled server: its idle snapshot (written 10 s after the last write,
   // a second or more of work at 100,000 datasets) is not left to land in the middle of a mix
   if (RESTART !== 'crash') await waitForSnapshot(dbFile, 60_000)
@@ -635,7 +654,7 @@ export async function scaleBench(sizes: number[], log: (s: string) => void = con
       log(`load ${fmt(have)} → ${fmt(n)}: ${fmt(load.rate)} datasets/s (${fmt(seconds, 1)} s, p50 ${fmt(l.p50, 1)} ms, p99 ${fmt(l.p99, 1)} ms, CPU: server ${fmt(serverCpu * 100)} %, bench ${fmt(benchCpu * 100)} % of a core; ${indexing.searches} catch-up searches took ${fmt(indexing.seconds, 1)} s, the longest ${fmt(indexing.maxMs)} ms${errors ? `, ${errors} ERRORS` : ''}${retries ? `, ${retries} retried after a connection error` : ''})`)
       have = n
       const r = await checkpoint(n, load, s, dbFile, port + 1, log)
-      const goals = goalsFor(r, results.at(-1))
+      const goals = goalsFor(r, results)
       results.push({ ...r, goals })
       printSize(results.at(-1)!, log)
     }
@@ -697,7 +716,7 @@ function printSize(r: Checkpoint & { goals: Goal[] }, log: (s: string) => void) 
     for (const h of r.heapTop) log(`  ${lpad(fmtMB(h.bytes), 8)} MB  ${h.name} × ${fmt(h.count)}`)
   }
   log(`goals (issue 17; the tier is the goal size at or above ${fmt(r.n)}):`)
-  for (const g of r.goals) log(`  ${pad(g.figure, 44)} ${lpad(fmt(g.value, g.unit === 'req/s' || g.unit === '/s' ? 0 : 1), 9)} ${pad(g.unit, 7)} goal ${pad(g.goal, 22)} ${g.met ? 'met' : 'NOT met'}`)
+  for (const g of r.goals) log(`  ${pad(g.figure, 44)} ${lpad(fmt(g.value, g.unit === 'req/s' || g.unit === '/s' ? 0 : g.unit === '×' ? 2 : 1), 9)} ${pad(g.unit, 7)} goal ${pad(g.goal, 22)} ${g.met ? 'met' : 'NOT met'}`)
 }
 
 function printSummary(results: (Checkpoint & { goals: Goal[] })[], log: (s: string) => void) {

@@ -13,11 +13,14 @@ export const QUERY_CLASSES = [
   'fielded',
   'fq-filtered',
   'faceted',
+  'deep page',
+  'sorted',
 ] as const
 export type QueryClass = (typeof QUERY_CLASSES)[number]
 
 const FACETS = ['tags', 'organization', 'res_format', 'license_id']
 const FORMATS = ['CSV', 'JSON', 'XLSX', 'PDF', 'XML', 'GeoJSON', 'ZIP', 'HTML']
+const SORTS = ['metadata_modified desc', 'title_string asc', 'name desc', 'metadata_created asc']
 const LICENSES = ['cc-by', 'cc-by-sa', 'odc-odbl', 'cc-zero', 'other-open', 'notspecified']
 
 /**
@@ -56,6 +59,10 @@ export function queryMix(perClass: number, opts: { seed: number; corpusSeed?: nu
     fielded: () => (next() < 0.5 ? { q: `title:${next() < 0.5 ? common() : mid()}` } : { q: `tags:${quoted(tag())}` }),
     'fq-filtered': () => ({ q: next() < 0.3 ? '' : next() < 0.5 ? common() : mid(), fq: filter() }),
     faceted: () => ({ q: next() < 0.3 ? '' : next() < 0.6 ? common() : mid(), 'facet.field': FACETS }),
+    // a page past the thousandth result (a harvester or a crawler walking the catalogue)
+    'deep page': () => ({ q: next() < 0.5 ? '' : common(), start: 1000 + 10 * Math.floor(next() * 100), rows: 10 }),
+    // an explicit sort instead of relevance
+    sorted: () => ({ q: next() < 0.5 ? '' : next() < 0.5 ? common() : mid(), sort: pick(SORTS) }),
   }
   const out: BenchQuery[] = []
   for (let i = 0; i < perClass; i++) for (const cls of QUERY_CLASSES) out.push({ cls, body: make[cls]() })
