@@ -110,7 +110,7 @@ export function scaleDataset(c: Corpus, i: number, orgs: string[], groups: strin
   const extras = [
     { key: 'source', value: sentence(c, 2 + Math.floor(c.next() * 4)) },
     { key: 'frequency', value: ['daily', 'weekly', 'monthly', 'quarterly', 'annual'][Math.floor(c.next() * 5)]! },
-    { key: 'spatial', value: `${sentence(c, 1)} region` },
+    { key: 'spatial_text', value: `${sentence(c, 1)} region` },
   ]
   const more = Math.floor(c.next() * 4)
   for (let e = 0; e < more; e++) extras.push({ key: `custom_${e}`, value: sentence(c, 1 + Math.floor(c.next() * 6)) })
