@@ -205,6 +205,26 @@ class Values {
     return { blob: parts.join(''), ends, remap }
   }
 
+  /**
+   * Each value id's position among all values in sorted order (what sorted() would renumber it
+   * to), without building the sorted string; null when the ids are in sorted order already.
+   */
+  ranks(): Uint32Array | null {
+    if (!this.added.length) return null
+    const base = this.ends.length
+    const added = this.added.map((v, i) => ({ v: v.replace(LONE_SURROGATE, '\ufffd'), id: base + i }))
+    added.sort((a, b) => (a.v < b.v ? -1 : a.v > b.v ? 1 : 0))
+    const rank = new Uint32Array(this.size)
+    let i = 0
+    let j = 0
+    while (i < base || j < added.length) {
+      const a = added[j]
+      if (a === undefined || (i < base && this.get(i) <= a.v)) rank[i] = i++ + j
+      else rank[a.id] = i + j++
+    }
+    return rank
+  }
+
   static of(blob: string, ends: Uint32Array): Values {
     const v = new Values()
     v.blob = blob
@@ -336,6 +356,24 @@ export class ExactField {
   docs(value: string): Iterable<number> | undefined {
     const id = this.values.idOf(value)
     return id === undefined ? undefined : this.docsOf(id)
+  }
+
+  private rankCache: { size: number; ranks: Uint32Array | null } | null = null
+
+  /**
+   * A sort key for the first value of a document: its value's position in sorted order (smaller
+   * sorts first), undefined without a value. Ranks are computed once per set of values.
+   */
+  firstRank(): (doc: number) => number | undefined {
+    if (this.rankCache?.size !== this.values.size) this.rankCache = { size: this.values.size, ranks: this.values.ranks() }
+    const ranks = this.rankCache.ranks
+    const { head, pool } = this.forward
+    return (doc) => {
+      const h = doc < head.length ? head[doc]! : NONE
+      if (h === NONE) return undefined
+      const id = h >= 0 ? h : pool[-2 - h + 1]!
+      return ranks ? ranks[id]! : id
+    }
   }
 
   /** The first value of a document (sorting). */

@@ -6,7 +6,7 @@ import { indexDocument } from '../../src/search/document'
 import { editDistance } from '../../src/search/evaluate'
 import { ExactField } from '../../src/search/exact-field'
 import { MemoryIndex } from '../../src/search/minisearch'
-import { facetCounts, topDocs } from '../../src/search/rank'
+import { facetCounts, select, topDocs } from '../../src/search/rank'
 import { FIELD_ID, fuzzySorted, TextIndex } from '../../src/search/text-index'
 import { encodeSnapshot, decodeSnapshot } from '../../src/search/snapshot'
 import type { SortKey } from '../../src/search/sort'
@@ -262,6 +262,29 @@ describe('top-k and facets', () => {
       }
     },
   )
+
+  it('pages deep into many matches as the full sort does, whatever order the keys follow (selection first)', () => {
+    // scores that follow the document order, the reverse, or none, with ties; and a keyset filter
+    const scores = new Float64Array(N)
+    for (const shape of [(i: number) => i, (i: number) => N - i, (i: number) => (i * 7919) % 17]) {
+      for (let i = 0; i < N; i++) scores[i] = shape(i)
+      const sort: SortKey[] = [{ field: 'score', direction: 'desc' }, { field: 'metadata_modified', direction: 'desc' }]
+      const full = topDocs(idx, all, sort, N, scores)
+      for (const k of [1, 5, 20, 37]) expect(topDocs(idx, all, sort, k, scores)).toEqual(full.slice(0, k))
+      const after = (d: number) => full.indexOf(d) >= 100
+      expect(topDocs(idx, all, sort, 10, scores, after)).toEqual(full.slice(100, 110))
+    }
+  })
+
+  it('selects the k-th smallest value as a sort would', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.integer({ min: -5, max: 5 }), fc.constant(Infinity)), { minLength: 1, maxLength: 200 }), fc.nat(), (xs, k0) => {
+        const k = k0 % xs.length
+        const sorted = [...xs].sort((a, b) => a - b)
+        expect(select(Float64Array.from(xs), xs.length, k)).toBe(sorted[k])
+      }),
+    )
+  })
 
   it('counts facet values once per document, highest first, ties by value', () => {
     const tags = facetCounts(idx, all, 'tags', { limit: -1, mincount: 1 })
