@@ -147,20 +147,7 @@ export function topDocs(idx: MemoryIndex, matched: Bits, keys: SortKey[], k: num
       i = m
     }
   }
-  // With a numeric first key and many matches, the k-th best key is found first (one pass and a
-  // selection): documents past it are skipped before the heap. Without it a key that follows the
-  // document order (metadata_modified desc: newer datasets have higher numbers) would make every
-  // document displace the heap's worst, k · log k comparisons each (a deep page of 2,000 at
-  // 100,000 datasets spent ~20-40 ms there).
-  // Relevance scores rarely follow the document order: for a first page the heap alone is cheaper.
-  const byScore = keys.find((x) => x.field !== 'score' || scores)?.field === 'score'
-  if (key && k > 0 && (k >= 64 || !byScore)) {
-    const bound = kthKey(matched, key, k, after)
-    if (bound !== null) worst = bound
-  }
-  forEachBit(matched, (d) => {
-    if (after && !after(d)) return
-    if (key && heap.length < k && key(d) > worst) return
+  const offer = (d: number) => {
     if (heap.length < k) {
       heap.push(d)
       up(heap.length - 1)
@@ -170,7 +157,22 @@ export function topDocs(idx: MemoryIndex, matched: Bits, keys: SortKey[], k: num
       down(0)
       if (key) worst = key(heap[0]!)
     }
-  })
+  }
+  // With a numeric first key and many matches, the k-th best key is found first (one pass and a
+  // selection) and only the documents at or before it reach the heap. Without it a key that
+  // follows the document order (metadata_modified desc: newer datasets have higher numbers) would
+  // make every document displace the heap's worst (a deep page of 2,000 at 100,000 datasets spent
+  // ~20-40 ms there). Relevance scores rarely follow the document order: for a first page the
+  // heap alone is cheaper.
+  const byScore = keys.find((x) => x.field !== 'score' || scores)?.field === 'score'
+  const pre = key && k > 0 && (k >= 64 || !byScore) ? candidates(matched, key, k, after) : null
+  if (pre) {
+    worst = pre.bound
+    for (let i = 0; i < pre.n; i++) if (pre.vals[i]! <= pre.bound) offer(pre.docs[i]!)
+  } else
+    forEachBit(matched, (d) => {
+      if (!after || after(d)) offer(d)
+    })
   return heap.sort(cmp)
 }
 
@@ -178,23 +180,29 @@ export function topDocs(idx: MemoryIndex, matched: Bits, keys: SortKey[], k: num
 const SELECT_FACTOR = 8
 
 /**
- * The k-th smallest primary key among the matches (ties included: at least k documents have a key
- * at or below it), or null when there are too few matches for a selection to pay.
+ * The matches (in document order) with their primary keys, and the k-th smallest key (ties
+ * included: at least k documents have a key at or below it); null when there are too few matches
+ * for a selection to pay.
  */
-function kthKey(matched: Bits, key: (d: number) => number, k: number, after?: (d: number) => boolean): number | null {
+function candidates(matched: Bits, key: (d: number) => number, k: number, after?: (d: number) => boolean) {
   let vals = new Float64Array(Math.max(1024, k * SELECT_FACTOR))
+  let docs = new Uint32Array(vals.length)
   let n = 0
   forEachBit(matched, (d) => {
     if (after && !after(d)) return
     if (n === vals.length) {
-      const grown = new Float64Array(vals.length * 2)
-      grown.set(vals)
-      vals = grown
+      const v = new Float64Array(vals.length * 2)
+      v.set(vals)
+      vals = v
+      const ds = new Uint32Array(docs.length * 2)
+      ds.set(docs)
+      docs = ds
     }
+    docs[n] = d
     vals[n++] = key(d)
   })
   if (n < k * SELECT_FACTOR) return null
-  return select(vals, n, k - 1)
+  return { docs, vals, n, bound: select(vals.slice(0, n), n, k - 1) }
 }
 
 /** The value that would sit at index `k` if vals[0..n) were sorted ascending (Hoare's selection; vals reordered). */
