@@ -51,10 +51,10 @@ if (!only || only === 'catalogue') {
   const r = await catalogueBench()
   console.log(`trivial JSON route (GET /api/3):   ${fmt(r.trivial.rps)} req/s  p50 ${r.trivial.p50} ms  p99 ${r.trivial.p99} ms`)
   console.log(`package_show (anonymous GET):       ${fmt(r.show.rps)} req/s  p50 ${r.show.p50} ms  p99 ${r.show.p99} ms  errors ${r.show.errors + r.show.non2xx}`)
-  console.log(`  package_show / trivial route:     ${pct(r.showRatio)}   (target ≥ 25%)`)
-  console.log(`package_create (${process.env.BENCH_CREATE_CONNECTIONS ?? 16} clients):        ${fmt(r.createRate)} datasets/s  p50 ${r.created.p50} ms  p99 ${r.created.p99} ms  errors ${r.created.errors + r.created.non2xx}`)
-  console.log(`raw libSQL, same rows, batch/dataset: ${fmt(r.raw.rate)} datasets/s`)
-  console.log(`  package_create / raw libSQL:      ${pct(r.createRatio)}   (target ≥ 1,000 datasets/s: ${r.createRate >= 1000 ? 'met' : 'NOT met'})`)
+  console.log(`  package_show / trivial route:     ${pct(r.showRatio)}   (target ≥ 35%: ${r.showRatio >= 0.35 ? 'met' : 'NOT met'})`)
+  console.log(`package_create (${process.env.BENCH_CREATE_CONNECTIONS ?? 16} clients), indexing included (${fmt(r.indexSeconds, 2)} s): ${fmt(r.createRate)} datasets/s  p50 ${r.created.p50} ms  p99 ${r.created.p99} ms  errors ${r.created.errors + r.created.non2xx}`)
+  console.log(`raw libSQL (synchronous API, the same rows: activity, change log and stored dict included; a transaction per dataset): ${fmt(r.raw.rate)} datasets/s`)
+  console.log(`  package_create / raw libSQL:      ${pct(r.createRatio)}   (target ≥ 90%: ${r.createRatio >= 0.9 ? 'met' : 'NOT met'})`)
 }
 
 if (!only || only === 'search') {
