@@ -271,7 +271,7 @@ function textDump(fields: OutField[], delimiter: ',' | '\t'): DumpWriter {
 }
 
 /** A cell as simplejson prints the value parsed from PG's JSON. */
-function dumpCell(f: OutField): (v: unknown) => string {
+export function dumpCell(f: OutField): (v: unknown) => string {
   const { shape, kind: k } = columnOf(f.type)
   if (shape === 'json') return (v) => toJson(v, DUMP_JSON)
   if (shape === 'array') {
