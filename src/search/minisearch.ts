@@ -228,12 +228,39 @@ export class MemoryIndex implements SearchIndex {
     if (a && this.scorePool.length < 4) this.scorePool.push(a)
   }
 
+  /**
+   * Answers of recent searches at the index's current version (as Solr's queryResultCache keeps
+   * them): the same request again, until any change to the documents or their values, is a lookup.
+   */
+  private answers = new Map<string, SearchHits>()
+  private answersVersion = -1
+
   async search(req: SearchRequest): Promise<SearchHits> {
+    const key = answerKey(req)
+    if (this.answersVersion !== this.version) {
+      this.answers.clear()
+      this.answersVersion = this.version
+    }
+    const kept = this.answers.get(key)
+    if (kept) {
+      // the most recently used last
+      this.answers.delete(key)
+      this.answers.set(key, kept)
+      return copyHits(kept)
+    }
+    const version = this.version
     const budget = req.deadline === undefined ? UNLIMITED : new Budget(req.deadline)
     const stats = req.globalStats ? { global: req.globalStats } : undefined
     const evaluator = new Evaluator(this, req.phraseChecker ?? this.phraseChecker, budget, stats)
     try {
-      return await this.run(req, evaluator, budget)
+      const hits = await this.run(req, evaluator, budget)
+      // kept only if nothing changed while it ran (a phrase check awaits the database)
+      // (and only small answers: a facet of every value of a field is not worth keeping)
+      if (this.version === version && this.answersVersion === version && answerSize(hits) <= ANSWER_ITEMS_MAX) {
+        if (this.answers.size >= ANSWERS_MAX) this.answers.delete(this.answers.keys().next().value!)
+        this.answers.set(key, copyHits(hits))
+      }
+      return hits
     } finally {
       this.giveScores(evaluator.scores)
     }
@@ -338,5 +365,38 @@ export class MemoryIndex implements SearchIndex {
     }
     if (s.geo) idx.geo = GeoField.load(s.geo)
     return idx
+  }
+}
+
+/** Searches whose answers an index keeps (each a page of ids, a count and facet pairs). */
+const ANSWERS_MAX = 256
+/** Ids and facet pairs an answer may hold to be kept. */
+const ANSWER_ITEMS_MAX = 2000
+
+const answerSize = (h: SearchHits) => {
+  let n = h.ids.length
+  for (const pairs of Object.values(h.facets)) n += pairs.length
+  return n
+}
+
+/**
+ * What a search's answer depends on besides the index: the request without its deadline and
+ * phrase checker (every other part is plain data: query plans, filters, visibility, sort, page,
+ * facets, box, statistics).
+ */
+function answerKey(req: SearchRequest): string {
+  return JSON.stringify(req, (k, v) => (k === 'deadline' || k === 'phraseChecker' ? undefined : v))
+}
+
+/** A copy a caller may change without changing the kept answer. */
+function copyHits(h: SearchHits): SearchHits {
+  const facets: SearchHits['facets'] = {}
+  for (const [f, pairs] of Object.entries(h.facets)) facets[f] = pairs.map(([v, c]) => [v, c])
+  return {
+    ...h,
+    ids: [...h.ids],
+    facets,
+    ...(h.last ? { last: [...h.last] } : {}),
+    ...(h.tuples ? { tuples: h.tuples.map((t) => [...t]) } : {}),
   }
 }

@@ -9,6 +9,7 @@ import { MemoryIndex } from '../../src/search/minisearch'
 import { facetCounts, select, topDocs } from '../../src/search/rank'
 import { FIELD_ID, fuzzySorted, TextIndex } from '../../src/search/text-index'
 import { encodeSnapshot, decodeSnapshot } from '../../src/search/snapshot'
+import { parseQ } from '../../src/search/query'
 import type { SortKey } from '../../src/search/sort'
 
 const opts = { siteId: 's', vocabularyName: () => undefined, extraResourceFields: [] }
@@ -294,5 +295,59 @@ describe('top-k and facets', () => {
     expect(tags).toEqual(want)
     expect(facetCounts(idx, all, 'tags', { limit: 2, mincount: 1 })).toEqual(want.slice(0, 2))
     expect(facetCounts(idx, all, 'tags', { limit: -1, mincount: 100 })).toEqual(want.filter(([, c]) => c >= 100))
+  })
+})
+
+describe('kept answers', () => {
+  const doc = (i: number, tag: string, priv = false) =>
+    indexDocument({ id: `k-${i}`, name: `k${i}`, title: `Kept ${i}`, state: 'active', private: priv, tags: [{ name: tag }] }, opts)
+  const req = (q: string, extra: Record<string, unknown> = {}) => ({
+    q: parseQ(q),
+    filters: [],
+    visibility: { states: ['active'], includePrivate: false, labels: null as string[] | null },
+    sort: [{ field: 'name', direction: 'asc' } as SortKey],
+    start: 0,
+    rows: 10,
+    facet: { fields: ['tags'], limit: 10, mincount: 1 },
+    ...extra,
+  })
+
+  it('answers the same request from the kept answer until the index changes, and never shares it with the caller', async () => {
+    const idx = new MemoryIndex()
+    for (let i = 0; i < 5; i++) idx.put(doc(i, i % 2 ? 'odd' : 'even'))
+    // a phrase is checked against the datasets once: the second identical search is a lookup
+    let checks = 0
+    const phraseChecker = async (ids: string[]) => (checks++, new Set(ids))
+    const phrased = await idx.search({ ...req('title:"kept 3"'), phraseChecker })
+    expect(phrased.ids).toEqual(['k-3'])
+    expect(checks).toBe(1)
+    expect((await idx.search({ ...req('title:"kept 3"'), phraseChecker, deadline: Date.now() + 1000 })).ids).toEqual(['k-3'])
+    expect(checks).toBe(1)
+    const first = await idx.search(req('tags:odd'))
+    expect(first.ids).toEqual(['k-1', 'k-3'])
+    // what a caller does to its answer does not reach the next one
+    first.ids.push('junk')
+    first.facets.tags![0]![1] = 99
+    const again = await idx.search(req('tags:odd'))
+    expect(again.ids).toEqual(['k-1', 'k-3'])
+    expect(again.facets.tags).toEqual([['odd', 2]])
+    // any change to the documents makes the next answer new
+    idx.put(doc(7, 'odd'))
+    expect((await idx.search(req('tags:odd'))).ids).toEqual(['k-1', 'k-3', 'k-7'])
+    await idx.search({ ...req('title:"kept 3"'), phraseChecker })
+    expect(checks).toBe(2)
+    idx.remove('k-1')
+    expect((await idx.search(req('tags:odd'))).ids).toEqual(['k-3', 'k-7'])
+    // another caller's visibility, page or sort is another request
+    idx.put(doc(9, 'odd', true))
+    expect((await idx.search(req('tags:odd'))).count).toBe(2)
+    expect((await idx.search(req('tags:odd', { visibility: { states: ['active'], includePrivate: true, labels: null } }))).count).toBe(3)
+    expect((await idx.search(req('tags:odd', { start: 1 }))).ids).toEqual(['k-7'])
+    expect((await idx.search(req('tags:odd', { sort: [{ field: 'name', direction: 'desc' }] }))).ids).toEqual(['k-7', 'k-3'])
+    // values set apart from the documents (usage figures) change answers too
+    idx.setNumbers('views_total', new Map([['k-3', 5]]), 0)
+    expect((await idx.search(req('tags:odd', { sort: [{ field: 'views_total', direction: 'desc' }] }))).ids).toEqual(['k-3', 'k-7'])
+    idx.setNumbers('views_total', new Map([['k-7', 9]]), 0)
+    expect((await idx.search(req('tags:odd', { sort: [{ field: 'views_total', direction: 'desc' }] }))).ids).toEqual(['k-7', 'k-3'])
   })
 })
