@@ -146,7 +146,8 @@ export async function packageDicts(
   const rest = stored.size ? wanted.filter((id) => !stored.has(id)) : wanted
   if (!rest.length) return out
   const { dicts: built, head } = await buildPackageDicts(ctx, rest)
-  const refills = ctx.dictRefills
+  // (not while indexing: a search shard's object builds from many datasets and never flushes)
+  const refills = opts.cache !== false ? ctx.dictRefills : undefined
   const fp = refills ? dictFingerprint(ctx) : ''
   for (const [id, dict] of built) {
     const shared = keep(id, dict)

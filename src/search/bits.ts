@@ -45,6 +45,17 @@ export function count(b: Bits): number {
   return c
 }
 
+/** The number of bits set in both. */
+export function countAnd(a: Bits, b: Bits): number {
+  let c = 0
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const w = a[i]! & b[i]!
+    if (w) c += popcount32(w)
+  }
+  return c
+}
+
 /** Calls fn for every set bit, in ascending order. */
 export function forEachBit(b: Bits, fn: (n: number) => void) {
   for (let i = 0; i < b.length; i++) {

@@ -324,7 +324,7 @@ export class MemoryIndex implements SearchIndex {
     if (req.facet) {
       for (const field of req.facet.fields) {
         budget.check()
-        facets[field] = facetCounts(this, matched, field, req.facet)
+        facets[field] = facetCounts(this, matched, field, req.facet, total)
       }
     }
     return { count: total, ids, facets, ...(last ? { last } : {}), ...(tuples ? { tuples } : {}) }

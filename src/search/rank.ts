@@ -1,5 +1,5 @@
 // Sorting the matches (top-k, never a full sort of every hit) and counting facet values over them.
-import { forEachBit, type Bits } from './bits'
+import { countAnd, forEachBit, type Bits } from './bits'
 import { fieldKind } from './document'
 import type { MemoryIndex } from './minisearch'
 import type { SortKey } from './sort'
@@ -272,12 +272,18 @@ export function facetCounts(
   matched: Bits,
   field: string,
   opts: { limit: number; mincount: number },
+  /** How many documents `matched` holds, when known (chooses how to count). */
+  matchedCount?: number,
 ): [string, number][] {
   const pairs: [string, number][] = []
   const exact = idx.exact.get(field)
   if (exact) {
     const counts = new Int32Array(exact.size)
-    exact.countValues((fn) => forEachBit(matched, fn), counts)
+    // a field of few values (formats, licenses) over many matches: one AND and popcount of each
+    // value's bitset (a word per 32 documents) costs less than visiting every match's values
+    if (matchedCount !== undefined && exact.size * (idx.capacity >>> 5) < matchedCount)
+      for (let id = 0; id < exact.size; id++) counts[id] = countAnd(matched, idx.exactBits(field, exact.value(id)))
+    else exact.countValues((fn) => forEachBit(matched, fn), counts)
     for (const id of topValueIds(counts, opts)) pairs.push([exact.value(id), counts[id]!])
   } else {
     const arr = idx.numbers.get(field)

@@ -293,6 +293,10 @@ describe('top-k and facets', () => {
     for (let i = 0; i < N; i++) for (const t of new Set([`t${i % 4}`, `t${i % 6}`])) expected.set(t, (expected.get(t) ?? 0) + 1)
     const want = [...expected].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     expect(tags).toEqual(want)
+    // counted by each value's bitset (a field of few values over many matches): the same pairs
+    expect(facetCounts(idx, all, 'tags', { limit: -1, mincount: 1 }, count(all))).toEqual(want)
+    const some = fromDocs(N, Array.from({ length: N }, (_, i) => i).filter((i) => i % 3 === 0))
+    expect(facetCounts(idx, some, 'tags', { limit: 3, mincount: 1 }, count(some))).toEqual(facetCounts(idx, some, 'tags', { limit: 3, mincount: 1 }))
     expect(facetCounts(idx, all, 'tags', { limit: 2, mincount: 1 })).toEqual(want.slice(0, 2))
     expect(facetCounts(idx, all, 'tags', { limit: -1, mincount: 100 })).toEqual(want.filter(([, c]) => c >= 100))
   })
