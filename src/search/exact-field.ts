@@ -173,36 +173,15 @@ class Values {
   sorted(): { blob: string; ends: Uint32Array; remap: Uint32Array } {
     const base = this.ends.length
     const n = this.size
-    const remap = new Uint32Array(n)
-    if (!this.added.length) {
-      for (let id = 0; id < n; id++) remap[id] = id
-      return { blob: this.blob, ends: this.ends, remap }
-    }
-    const added = this.added.map((v, i) => ({ v: v.replace(LONE_SURROGATE, '\ufffd'), id: base + i }))
-    added.sort((a, b) => (a.v < b.v ? -1 : a.v > b.v ? 1 : 0))
+    const remap = this.ranks()
+    if (!remap) return { blob: this.blob, ends: this.ends, remap: Uint32Array.from({ length: n }, (_, id) => id) }
+    // each value at its rank (ranks() sorts the added ones as they are stored: lone surrogates replaced)
+    const inOrder = new Array<string>(n)
+    for (let id = 0; id < n; id++) inOrder[remap[id]!] = id < base ? this.get(id) : this.added[id - base]!.replace(LONE_SURROGATE, '\ufffd')
     const ends = new Uint32Array(n)
-    const parts: string[] = []
     let length = 0
-    let i = 0
-    let j = 0
-    const put = (v: string, id: number) => {
-      remap[id] = i + j - 1
-      parts.push(v)
-      length += v.length
-      ends[i + j - 1] = length
-    }
-    while (i < base || j < added.length) {
-      const b = i < base ? this.get(i) : undefined
-      const a = added[j]
-      if (a === undefined || (b !== undefined && b <= a.v)) {
-        i++
-        put(b!, i - 1)
-      } else {
-        j++
-        put(a.v, a.id)
-      }
-    }
-    return { blob: parts.join(''), ends, remap }
+    for (let r = 0; r < n; r++) ends[r] = length += inOrder[r]!.length
+    return { blob: inOrder.join(''), ends, remap }
   }
 
   /**
