@@ -106,9 +106,8 @@ export function assemblePackageDict(ctx: ActionContext, p: DictParts): PackageDi
     organization: p.organization,
     owner_org: row.owner_org,
     private: row.private,
-    // in one order however they were read (a write's own plan or the rows), by id
-    relationships_as_object: [...p.relationshipsAsObject].sort(byString((r) => r.id)),
-    relationships_as_subject: [...p.relationshipsAsSubject].sort(byString((r) => r.id)),
+    relationships_as_object: p.relationshipsAsObject,
+    relationships_as_subject: p.relationshipsAsSubject,
     resources: res,
     state: row.state,
     tags: tagList,

@@ -212,7 +212,8 @@ export async function buildPackageDicts(
       args: ids,
     },
     {
-      sql: `SELECT * FROM package_relationship WHERE (subject_package_id IN (${marks}) OR object_package_id IN (${marks})) AND state = 'active'`,
+      // in the order they were written, as a write's own plan lists them (kept ones first)
+      sql: `SELECT * FROM package_relationship WHERE (subject_package_id IN (${marks}) OR object_package_id IN (${marks})) AND state = 'active' ORDER BY rowid`,
       args: [...ids, ...ids],
     },
     // what this snapshot covers: a dict stored later must not predate a change after it
